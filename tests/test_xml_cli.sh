@@ -6,7 +6,7 @@
 # SignatureValue's byte order); verify writes only what was signed. The
 # refusals, each named: a changed content or SignatureValue, a chain to no
 # anchor, DOCTYPEs (external entity, entity expansion), a duplicated Id, a
-# second Signature, XPath/XSLT transforms, an external Reference, nesting
+# copy of the Signature, XPath/XSLT transforms, an external or XPointer Reference, nesting
 # past libxml2's depth, a transform after SMEV's; a signed element moved
 # (wrapping) leaves the forged content out of what verify writes.
 . "$(dirname "$0")/cli_common.sh" xml_cli
@@ -108,6 +108,12 @@ expect "SignatureValue changed" 1 "bad signature" -in t.xml -CAfile a-ca.pem
 expect "no chain to the anchor" 1 "certificate chain" -in s-all.xml -CAfile other-ca.pem
 sed 's#URI="\#d1"#URI="http://example.com/x"#' s-d1.xml >t.xml
 expect "external Reference" 1 "bad reference" -in t.xml -CAfile b-ca.pem
+# XPointer URIs keep comments where "" and "#Id" drop them (XMLDSig 1.1
+# 4.3.3.3): refused by name, not read as "#Id"
+for u in "#xpointer(/)" "#xpointer(id('d1'))"; do
+  sed "s%URI=\"#d1\"%URI=\"$u\"%" s-d1.xml >t.xml
+  expect "URI=$u" 1 "unsupported algorithm: Reference URI=\"$u\": XPointer is refused" -in t.xml -CAfile b-ca.pem
+done
 sed 's#Algorithm="http://www.w3.org/2000/09/xmldsig\#enveloped-signature"#Algorithm="http://www.w3.org/TR/1999/REC-xpath-19991116"#' \
   s-d1.xml >t.xml
 expect "XPath transform" 1 "XPath transform is refused" -in t.xml -CAfile b-ca.pem
@@ -118,7 +124,7 @@ sed 's#<other>unsigned</other>#<other Id="d1">forged</other>#' s-d1.xml >t.xml
 expect "duplicated Id" 1 "duplicate Id" -in t.xml -CAfile b-ca.pem
 sig=$(grep -o '<ds:Signature .*</ds:Signature>' s-d1.xml)
 awk -v s="$sig" '{sub("<other>", "<other>" s)} 1' s-d1.xml >t.xml
-expect "second Signature" 1 "a second signature" -in t.xml -CAfile b-ca.pem
+expect "a copy of the Signature" 1 "a second signature: Signature 2 is a copy of Signature 1" -in t.xml -CAfile b-ca.pem
 # wrapping: the signed element moved under <other>, a forged one in its
 # place without an Id; the signature verifies, and what verify writes is the
 # signed element only, never the forged text

@@ -6,7 +6,8 @@
 # *Signature element after it, as SMEV 3 places it). For each form the
 # wrapping cases: the signed element moved and a forged one in its place
 # (verifies; the forged text is never in what verify writes), its Id
-# duplicated, a second Signature, the Reference pointed at another element.
+# duplicated, a copy of the Signature elsewhere, the Reference pointed at
+# another element.
 . "$(dirname "$0")/cli_common.sh" xml_forms
 . "$here/support/xml_common.sh"
 pki a 256A
@@ -25,19 +26,19 @@ wrapped() {
 forged_out() { # forged_out NAME: verified, and the forged text not in what was written
   grep -q forged t.xml && ! grep -q forged out && grep -q hello out && ok || bad "$1: forged text in the output"
 }
-second_sig() { # second_sig FILE: a copy of its Signature inside <other>
+second_sig() { # second_sig FILE: a copy of its Signature inside <other>, refused as one
   local s
   s=$(tr -d '\n' <"$1" | grep -o '<ds:Signature .*</ds:Signature>')
   tr -d '\n' <"$1" | awk -v s="$s" '{sub("<other>", "<other>" s)} 1'
 }
-wrapping() { # wrapping FORM FILE: the element of d1 moved, its Id duplicated, a second Signature
+wrapping() { # wrapping FORM FILE: the element of d1 moved, its Id duplicated, a copy of the Signature
   wrapped "$2" >t.xml
   expect "$1, moved" 0 "Verified OK" -in t.xml -CAfile a-ca.pem
   forged_out "$1, moved"
   sed 's#<other>unsigned</other>#<other Id="d1">forged</other>#' "$2" >t.xml
   expect "$1, duplicated Id" 1 "duplicate Id" -in t.xml -CAfile a-ca.pem
   second_sig "$2" >t.xml
-  expect "$1, second Signature" 1 "a second signature" -in t.xml -CAfile a-ca.pem
+  expect "$1, a copy of the Signature" 1 "a second signature: Signature 2 is a copy of Signature 1" -in t.xml -CAfile a-ca.pem
 }
 
 # enveloped, by Id
@@ -65,9 +66,10 @@ sed 's#<ds:Object Id="object">#<ds:Object Id="object">forged</ds:Object>&#' ing.
 expect "enveloping, duplicated Id" 1 "duplicate Id" -in t.xml -CAfile a-ca.pem
 sed 's#<other>unsigned</other>#<other>forged</other>#' ing.xml >t.xml
 expect "enveloping, content changed" 1 "digest mismatch" -in t.xml -CAfile a-ca.pem
+# another Signature put into the Object: the content it signs changed
 s=$(tr -d '\n' <env.xml | grep -o '<ds:Signature .*</ds:Signature>')
 tr -d '\n' <ing.xml | awk -v s="$s" '{sub("<other>", "<other>" s)} 1' >t.xml
-expect "enveloping, second Signature" 1 "a second signature" -in t.xml -CAfile a-ca.pem
+expect "enveloping, a Signature added in the Object" 1 "Signature 1 of 2: digest mismatch" -in t.xml -CAfile a-ca.pem
 sed 's#URI="\#object"#URI="\#d1"#' ing.xml >t.xml
 expect "enveloping, the Reference to another element" 1 "digest mismatch\|bad signature" -in t.xml -CAfile a-ca.pem
 

@@ -3,7 +3,8 @@
 # lxml's parser and exclusive C14N, openssl + gost-engine's Streebog and
 # GOST R 34.10-2012), both ways, 256- and 512-bit keys: it verifies gostx's
 # enveloped signatures by Id (and the octets both say were signed agree),
-# gostx verifies its, and one with an InclusiveNamespaces PrefixList.
+# gostx verifies its, one with an InclusiveNamespaces PrefixList, and one
+# under exc-c14n#WithComments, whose Reference by Id keeps no comment.
 # Skips (77) without gostx xml, lxml or gost-engine.
 . "$(dirname "$0")/cli_common.sh" xml_interop
 "$G" xml --help >/dev/null 2>&1 || { echo "SKIP: gostx built without libxml2"; exit 77; }
@@ -45,4 +46,13 @@ sed 's#<root #<root xmlns:keep="urn:keep" #' doc.xml >doc2.xml
 "$PY" "$PEER" sign doc2.xml d1 k.key k.pem 512 p2.xml keep || bad "lxml+openssl sign with a PrefixList"
 "$G" xml verify -in p2.xml -CAfile ca.pem >out 2>err && ok || bad "gostx verifies a PrefixList: $(cat err)"
 grep -q 'xmlns:keep="urn:keep"' out && ok || bad "the PrefixList's declaration not in the signed octets"
+# exc-c14n#WithComments after URI="#d1": the reference is dereferenced
+# without comments (XMLDSig 1.1 4.3.3.3), so the one inside d1 is not signed
+sed 's#hello #hello <!-- note --> #' doc.xml >doc3.xml
+"$PY" "$PEER" sign doc3.xml d1 k.key k.pem 512 p3.xml "" comments || bad "lxml+openssl sign #WithComments"
+grep -q 'xml-exc-c14n#WithComments' p3.xml && grep -q '<!-- note -->' p3.xml && ok || bad "p3.xml: no WithComments or comment"
+"$G" xml verify -in p3.xml -CAfile ca.pem >out 2>err && ok || bad "gostx verifies #WithComments by Id: $(cat err)"
+! grep -q note out && grep -q hello out && ok || bad "#WithComments by Id: a comment in the signed octets: $(cat out)"
+sed 's#<!-- note -->#<!-- changed -->#' p3.xml >t.xml
+"$G" xml verify -in t.xml -CAfile ca.pem >/dev/null 2>err && ok || bad "the unsigned comment changed: $(cat err)"
 finish

@@ -13,7 +13,12 @@
 # signed octets are the other's byte for byte. bench/xml/XmlDsigGostBench.java
 # (bench/xml_speed.sh's Santuario row) runs once on a small SMEV 3 envelope:
 # it verifies gostx's, signs into CallerInformationSystemSignature, and
-# gostx verifies that. Skipped (77) without gostx xml, a JDK (javac) or the jars.
+# gostx verifies that. Issue 79: Santuario signs with exc-c14n#WithComments
+# (by Id and the whole document, comments inside what is signed: "" and
+# "#Id" keep none, XMLDSig 1.1 4.3.3.3) and gostx verifies those; an SMEV 3
+# GetResponseResponse (support/smev_response.sh), the sender's Signature by
+# gostx and SMEV's by Santuario, is verified whole by both.
+# Skipped (77) without gostx xml, a JDK (javac) or the jars.
 . "$(dirname "$0")/cli_common.sh" xml_santuario
 "$G" xml --help >/dev/null 2>&1 || { echo "gostx built without libxml2 (no gostx xml): skipping"; exit 77; }
 command -v javac >/dev/null || { echo "javac not found: skipping"; exit 77; }
@@ -85,6 +90,13 @@ cp "$V" cp.xml
   grep -o '<ds:X509Certificate>[^<]*' "$V" | sed 's/<ds:X509Certificate>//' | fold -w 64
   echo "-----END CERTIFICATE-----"; } >alias.pem
 sed 's/accepted="true"/accepted="false"/' "$V" >cp-changed.xml
+# comments inside the signed element, for the #WithComments signatures
+sed 's#<Empty/>#<!-- in req --><Empty/>#' doc.xml >doc-c.xml
+# SMEV 3's response: gostx signs the sender's part, Santuario SMEV's
+. "$here/support/smev_response.sh"
+smev_send
+sign -detached -smev -in send.xml -ref SIGNED_BY_CALLER -key a.key -cert a.pem -out sent.xml
+smev_response sent.xml
 
 # compiled once for both programs (as fast as java running the source file)
 javac -nowarn -cp "$jars" -d classes "$here/support/XmlDsigGost.java" \
@@ -100,6 +112,8 @@ jvm XmlDsigGost \
   verify a-ca.pem g-stream.xml \
   sign a.key a.pem doc.xml s-all.xml '' enveloped sign b.key b.pem doc.xml s-req.xml req enveloped \
   sign a.key a.pem doc.xml s-smev.xml req smev sign b.key b.pem doc.xml s-detached.xml req smev-detached \
+  sign a.key a.pem doc-c.xml s-com-req.xml req comments sign a.key a.pem doc-c.xml s-com-all.xml '' comments \
+  sign b.key b.pem resp.xml both.xml SIGNED_BY_SMEV smev-detached verify-each a-ca.pem,b-ca.pem both.xml \
   >java.txt 2>&1
 rc=$?
 check "Santuario: 5 refusals, no other failure: $(cat java.txt)" test $rc = 5
@@ -110,7 +124,8 @@ said "FAIL g-req-renamed.xml: Reference 0: digest mismatch"
 said "FAIL g-smev-swap.xml: SignatureValue does not verify"
 said "FAIL cp-changed.xml: Reference 0: digest mismatch"
 said "FAIL g-all.xml: the certificate is not signed by other-ca.pem"
-for f in s-all s-req s-smev s-detached; do said "ok   signed $f.xml"; done
+for f in s-all s-req s-smev s-detached s-com-req s-com-all both; do said "ok   signed $f.xml"; done
+said "ok   verified both.xml"
 
 # the signed octets: each side's are the other's
 for f in g-all:a g-req:b g-smev:a g-smev-renamed:a; do
@@ -126,10 +141,18 @@ check "URI='': the PI outside the root signed" grep -q '^<?app keep?>$' g-all.xm
 check "the SMEV transform's octets" test "$(cat g-smev.xml.signed)" = '<ns1:Req xmlns:ns1="urn:m" xmlns:ns2="urn:env" xmlns:ns3="urn:z" ns2:y="4" ns1:k="3" ns3:c="5" Id="req" a="1" b="2"><ns4:Empty xmlns:ns4="urn:d"></ns4:Empty><ns1:Text>a &amp; b &lt; c > d "q" &#xd;</ns1:Text></ns1:Req>'
 
 # gostx verifies Santuario's, and refuses them changed
-for f in s-all:a s-req:b s-smev:a s-detached:b; do
+for f in s-all:a s-req:b s-smev:a s-detached:b s-com-req:a s-com-all:a; do
   expect "gostx verifies Santuario's ${f%:*}" 0 "Verified OK" -in "${f%:*}.xml" -CAfile "${f#*:}-ca.pem"
   check "${f%:*}: the same signed octets" cmp -s out "${f%:*}.xml.signed"
 done
+grep -q '<!-- in req -->' s-com-req.xml && grep -q 'xml-exc-c14n#WithComments' s-com-req.xml && ok ||
+  bad "Santuario's #WithComments: no comment or no WithComments in s-com-req.xml"
+! grep -q 'in req' s-com-req.xml.signed s-com-all.xml.signed && ok || bad "Santuario signed a comment"
+# both signatures of the SMEV 3 response, the same octets both sides
+cat a-ca.pem b-ca.pem >ab-ca.pem
+expect "gostx verifies the SMEV 3 response" 0 "Verified OK (2 signatures, 2 references)" -in both.xml -CAfile ab-ca.pem
+check "the SMEV 3 response: the same signed octets" cmp -s out both.xml.signed
+grep -q '<ns2:SMEVSignature><ds:Signature' both.xml && ok || bad "Santuario's Signature not in SMEVSignature"
 edit s-detached.xml t.xml rename
 expect "Santuario's SMEV, prefixes renamed" 0 "Verified OK" -in t.xml -CAfile b-ca.pem
 edit s-req.xml t.xml rename

@@ -44,14 +44,16 @@ static void help(void) {
          "(urn:ietf:params:xml:ns:cpxmlsec:algorithms:*), CERT in KeyInfo/X509Data; -smev\n"
          "adds SMEV 3's transform (urn://smev-gov-ru/xmldsig/transform) after the c14n.\n"
          "-certfile: intermediates put in X509Data after CERT.\n"
-         "verify: the one Signature, every Reference, the SignatureValue, and the\n"
-         "certificate's chain to an anchor of -CAfile through the other certificates of\n"
-         "KeyInfo and -untrusted's (as gostx x509 verify: the same statuses, \"error at\n"
-         "depth D: ...\"; -attime, -x509_lax as there). Writes what was signed (each\n"
-         "Reference's octets after its\n"
-         "transforms) to -out-signed or stdout and\n"
-         "\"Verified OK\" to stderr; refusals are named. DOCTYPEs, XPath and XSLT transforms,\n"
-         "duplicated Ids and second signatures are refused.\n"
+         "verify: every Signature (SMEV 3's responses carry two), each with every\n"
+         "Reference, the SignatureValue, and the certificate's chain to an anchor of\n"
+         "-CAfile through the other certificates of its KeyInfo and -untrusted's (as gostx\n"
+         "x509 verify: the same statuses, \"error at depth D: ...\"; -attime, -x509_lax as\n"
+         "there). Writes what was signed (each Reference's octets after its transforms)\n"
+         "to -out-signed or stdout, a line per Signature (where it is, its signer, what\n"
+         "it covered) and \"Verified OK\" to stderr; refusals are named, with the\n"
+         "Signature's number when there are more. DOCTYPEs, XPath and XSLT transforms,\n"
+         "duplicated Ids, copied signatures and References into another Signature are\n"
+         "refused.\n"
          "-stream: an enveloping signature (exclusive c14n, no -smev) signed or verified\n"
          "in memory bounded whatever the document's size, as documents over 64 MiB\n"
          "always are. docs/XMLDSIG.md.\n");
@@ -141,16 +143,28 @@ static int do_verify(const xml_args *a) {
     st = gostx_xmldsig_verify_untrusted(x.head, x.len, store, &o, untrusted->c, untrusted->n, &r);
   if (!rc) {
     if (st) {
+      /* which Signature, when the document has more than one */
+      char which[200] = "";
+      if (r.failed && r.nsig > 1)
+        snprintf(which, sizeof which, "Signature %zu of %zu%s%s: ", r.failed, r.nsig,
+                 r.sig[r.failed - 1].where[0] ? " in " : "", r.sig[r.failed - 1].where);
       if (st == GOSTX_XMLDSIG_CHAIN && r.subject[0]) fprintf(stderr, "%s\n", r.subject);
       if (st == GOSTX_XMLDSIG_CHAIN) /* as gostx x509 verify names the check */
-        cli_err("xml verify: %s: certificate chain: error at depth %zu: %s", a->in, r.depth,
-                r.why);
+        cli_err("xml verify: %s: %scertificate chain: error at depth %zu: %s", a->in, which,
+                r.depth, r.why);
       else
-        cli_err("xml verify: %s: %s: %s", a->in, gostx_xmldsig_status_name(st), r.why);
+        cli_err("xml verify: %s: %s%s: %s", a->in, which, gostx_xmldsig_status_name(st), r.why);
       rc = CLI_EXIT_FAIL;
     } else {
       if (!stream) rc = cli_write_file(a->signed_out, r.signed_data, r.signed_len, 0);
-      if (!rc) fprintf(stderr, "Verified OK (%zu reference%s)\n", r.refs, r.refs == 1 ? "" : "s");
+      for (size_t i = 0; !rc && i < r.nsig; i++) /* what each Signature covered, and whose */
+        fprintf(stderr, "Signature %zu of %zu%s%s by %s: %s\n", i + 1, r.nsig,
+                r.sig[i].where[0] ? " in " : "", r.sig[i].where,
+                r.sig[i].subject[0] ? r.sig[i].subject : "(no subject)", r.sig[i].covers);
+      if (!rc && r.nsig > 1)
+        fprintf(stderr, "Verified OK (%zu signatures, %zu references)\n", r.nsig, r.refs);
+      else if (!rc)
+        fprintf(stderr, "Verified OK (%zu reference%s)\n", r.refs, r.refs == 1 ? "" : "s");
       gostx_xmldsig_result_free(&r);
     }
   }

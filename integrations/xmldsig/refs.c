@@ -119,13 +119,18 @@ static gostx_xmldsig_status reference(xmlNodePtr root, xmlNodePtr n, xd_ref *r, 
       xd_err(err, cap, "Reference URI=\"%.200s\" names no element", uri);
       st = GOSTX_XMLDSIG_BAD_REFERENCE;
     }
-  } else {
-    xd_err(err, cap, "Reference URI=\"%.200s\": only \"\" and \"#Id\" are taken", uri);
+  } else { /* #xpointer(/), #xpointer(id('x')) would keep comments: not taken either */
+    xd_err(err, cap, "Reference URI=\"%.200s\": %sonly \"\" and \"#Id\" are taken", uri,
+           uri[0] == '#' ? "XPointer is refused, " : "");
     st = uri[0] == '#' ? GOSTX_XMLDSIG_UNSUPPORTED : GOSTX_XMLDSIG_BAD_REFERENCE;
   }
   xmlFree(uri);
   if (st) return st;
   if ((st = transforms(n, &r->t, err, cap))) return st;
+  /* "" and "#Id" (the only URIs taken) dereference to a node set without
+   * comments (XMLDSig 1.1, 4.3.3.3): a #WithComments canonicalization after
+   * them has none left to keep. Only #xpointer(...) keeps them, refused above. */
+  r->t.comments = 0;
   xmlNodePtr dm = xd_child(n, "DigestMethod"), dv = xd_child(n, "DigestValue");
   char *alg = dm ? attr(dm, "Algorithm") : NULL;
   r->alg = alg ? xd_digest_alg(alg) : 0;

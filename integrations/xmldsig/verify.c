@@ -1,8 +1,10 @@
-/* Verification: the one Signature, every Reference's digest over the
- * octets its transforms give, SignatureValue over the canonical
- * SignedInfo under KeyInfo's leaf certificate, and that certificate's chain
- * through lib/x509. What the References signed is handed back: the only
- * data an application may take as signed. */
+/* Verification: every Signature of the document, each on its own: every
+ * Reference's digest over the octets its transforms give, SignatureValue
+ * over the canonical SignedInfo under KeyInfo's leaf certificate, and that
+ * certificate's chain through lib/x509. What the References signed is
+ * handed back: the only data an application may take as signed. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,13 +18,6 @@ void gostx_xmldsig_result_free(gostx_xmldsig_result *r) {
   r->signed_len = 0;
 }
 
-/* Every ds:Signature of the document: the one in *sig, their number. */
-static size_t signatures(xmlNodePtr root, xmlNodePtr *sig) {
-  size_t k = 0;
-  for (xmlNodePtr n = root; n; n = xd_next(n, root))
-    if (xd_is(n, XD_NS, "Signature") && !k++) *sig = n;
-  return k;
-}
 
 void xd_certs_free(xd_certs *l) {
   for (size_t i = 0; i < l->n; i++) free(l->der[i]);
@@ -194,6 +189,137 @@ gostx_xmldsig_status xd_check_chain(const xd_certs *l, const gostx_x509_store *s
   return st;
 }
 
+/* Every ds:Signature of the document in document order, the first cap in
+ * sig: their number (cap + 1 once there are more). */
+static size_t signatures(xmlNodePtr root, xmlNodePtr *sig, size_t cap) {
+  size_t k = 0;
+  for (xmlNodePtr n = root; n && k <= cap; n = xd_next(n, root))
+    if (xd_is(n, XD_NS, "Signature")) {
+      if (k < cap) sig[k] = n;
+      k++;
+    }
+  return k;
+}
+
+/* n's name as the document writes it (prefix:name). */
+static void qname(xmlNodePtr n, char *out, size_t cap) {
+  if (n->ns && n->ns->prefix) snprintf(out, cap, "%s:%s", (const char *)n->ns->prefix, (const char *)n->name);
+  else snprintf(out, cap, "%s", (const char *)n->name);
+}
+
+/* One verification of a document's Signatures: what every check shares. */
+typedef struct {
+  xmlDocPtr doc;
+  xmlNodePtr root, sigs[GOSTX_XMLDSIG_MAX_SIGNATURES];
+  size_t nsig;
+  const gostx_x509_store *store;
+  const gostx_x509_verify_opts *opts;
+  const gostx_x509_cert *untrusted;
+  size_t n_untrusted;
+} xd_verify;
+
+/* A copy of a Signature adds nothing signed, only a place an application
+ * may look at (wrapping): two with one SignatureValue are refused before
+ * either is verified, as one alone would be a second signature. */
+static gostx_xmldsig_status copies(const xd_verify *v, gostx_xmldsig_result *res) {
+  uint8_t val[GOSTX_XMLDSIG_MAX_SIGNATURES][128];
+  long len[GOSTX_XMLDSIG_MAX_SIGNATURES];
+  for (size_t i = 0; i < v->nsig; i++) {
+    xmlNodePtr sv = xd_child(v->sigs[i], "SignatureValue");
+    char *t = sv ? xd_text(sv) : NULL;
+    len[i] = t ? xd_b64_decode(t, val[i], sizeof val[i]) : -1;
+    xmlFree(t);
+    for (size_t j = 0; j < i && len[i] > 0; j++)
+      if (len[j] == len[i] && !memcmp(val[j], val[i], (size_t)len[i])) {
+        res->failed = i + 1;
+        xd_err(res->why, sizeof res->why,
+               "Signature %zu is a copy of Signature %zu (the same SignatureValue)", i + 1, j + 1);
+        return GOSTX_XMLDSIG_SECOND_SIGNATURE;
+      }
+  }
+  return GOSTX_XMLDSIG_OK;
+}
+
+/* The index of the other Signature whose own nodes hold target (the
+ * Signature itself, its SignedInfo, SignatureValue, KeyInfo...: its
+ * ds:Objects' content is another document's), or -1: a Reference there
+ * would sign another signature's parts, never taken. */
+static long into_other(const xd_verify *v, xmlNodePtr own, xmlNodePtr target) {
+  xmlNodePtr below = NULL;
+  for (xmlNodePtr a = target; a && a->type == XML_ELEMENT_NODE; below = a, a = a->parent) {
+    if (a == own || !xd_is(a, XD_NS, "Signature") || xd_is(below, XD_NS, "Object")) continue;
+    for (size_t k = 0; k < v->nsig; k++)
+      if (v->sigs[k] == a) return (long)k;
+  }
+  return -1;
+}
+
+static int holds(xmlNodePtr outer, xmlNodePtr n) {
+  for (; n; n = n->parent)
+    if (n == outer) return 1;
+  return 0;
+}
+
+/* Appends to buf[cap] (at *n, kept NUL-terminated when it overflows). */
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (*n < cap) *n += (size_t)vsnprintf(buf + *n, cap - *n, fmt, ap);
+  va_end(ap);
+}
+
+/* What Signature i covered, into info: each Reference's URI and element,
+ * and the other Signatures inside what it signed. */
+static void describe(const xd_verify *v, size_t i, const xd_signed *s,
+                     gostx_xmldsig_signature *info) {
+  size_t n = 0, cap = sizeof info->covers;
+  for (size_t r = 0; r < s->nrefs; r++) {
+    char name[128] = "the document";
+    xmlNodePtr t = s->refs[r].target;
+    if (t->type == XML_ELEMENT_NODE) qname(t, name, sizeof name);
+    put(info->covers, cap, &n, "%s%s (%s", r ? "; " : "", s->refs[r].uri, name);
+    for (size_t k = 0; k < v->nsig; k++)
+      if (k != i && holds(t, v->sigs[k])) put(info->covers, cap, &n, ", holding Signature %zu", k + 1);
+    put(info->covers, cap, &n, ")");
+  }
+  info->refs = s->nrefs;
+}
+
+/* Signature i, verified on its own (its References, its SignatureValue,
+ * its signer's chain); what it signed appended to res->signed_data. */
+static gostx_xmldsig_status verify_one(const xd_verify *v, size_t i, gostx_xmldsig_result *res) {
+  xmlNodePtr sig = v->sigs[i];
+  gostx_xmldsig_signature *info = &res->sig[i];
+  xd_signed s;
+  xd_certs l = {0};
+  info->offset = res->signed_len;
+  gostx_xmldsig_status st = xd_signed_info(v->root, sig, &s, res->why, sizeof res->why);
+  for (size_t r = 0; !st && r < s.nrefs; r++) {
+    long k = s.refs[r].target->type == XML_ELEMENT_NODE ? into_other(v, sig, s.refs[r].target) : -1;
+    if (k >= 0) {
+      xd_err(res->why, sizeof res->why, "Reference \"%s\" names a part of Signature %ld",
+             s.refs[r].uri, k + 1);
+      st = GOSTX_XMLDSIG_SECOND_SIGNATURE;
+    }
+  }
+  if (!st) st = xd_key_info(v->root, sig, &l, res->why, sizeof res->why);
+  if (!st) st = check_refs(v->doc, sig, &s, res);
+  if (!st) st = xd_check_value(v->doc, sig, &s, &l.c[0], res->why, sizeof res->why);
+  if (!st) st = xd_check_chain(&l, v->store, v->opts, v->untrusted, v->n_untrusted, res);
+  if (!st) {
+    describe(v, i, &s, info);
+    info->len = res->signed_len - info->offset;
+    if (gostx_x509_name_text(l.c[0].subject, l.c[0].subject_len, info->subject,
+                             sizeof info->subject))
+      info->subject[0] = 0;
+  }
+  xd_signed_free(&s);
+  xd_certs_free(&l);
+  return st;
+}
+
 gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t len,
                                                     const gostx_x509_store *store,
                                                     const gostx_x509_verify_opts *opts,
@@ -202,28 +328,31 @@ gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t l
                                                     gostx_xmldsig_result *res) {
   memset(res, 0, sizeof *res);
   gostx_xmldsig_status st;
-  xmlDocPtr doc = xd_parse(xml, len, &st, res->why, sizeof res->why);
-  if (!doc) return st;
-  xmlNodePtr root = xmlDocGetRootElement(doc), sig = NULL, dummy;
-  xd_signed s;
-  xd_certs l = {0};
-  memset(&s, 0, sizeof s);
-  size_t nsig = signatures(root, &sig);
-  if (nsig != 1) {
-    st = nsig ? GOSTX_XMLDSIG_SECOND_SIGNATURE : GOSTX_XMLDSIG_NO_SIGNATURE;
-    xd_err(res->why, sizeof res->why, nsig ? "%zu Signature elements (one is taken)" : "no Signature",
-           nsig);
+  xd_verify v = {.store = store, .opts = opts, .untrusted = untrusted, .n_untrusted = n_untrusted};
+  v.doc = xd_parse(xml, len, &st, res->why, sizeof res->why);
+  if (!v.doc) return st;
+  v.root = xmlDocGetRootElement(v.doc);
+  xmlNodePtr dummy;
+  v.nsig = signatures(v.root, v.sigs, GOSTX_XMLDSIG_MAX_SIGNATURES);
+  if (!v.nsig) {
+    st = GOSTX_XMLDSIG_NO_SIGNATURE;
+    xd_err(res->why, sizeof res->why, "no Signature");
+  } else if (v.nsig > GOSTX_XMLDSIG_MAX_SIGNATURES) {
+    st = GOSTX_XMLDSIG_TOO_LARGE;
+    xd_err(res->why, sizeof res->why, "more than %d Signature elements",
+           GOSTX_XMLDSIG_MAX_SIGNATURES);
+    v.nsig = 0;
   }
-  if (!st) st = xd_find_id(root, NULL, &dummy, res->why, sizeof res->why);
-  if (!st) st = xd_signed_info(root, sig, &s, res->why, sizeof res->why);
-  if (!st) st = xd_key_info(root, sig, &l, res->why, sizeof res->why);
-  if (!st) st = check_refs(doc, sig, &s, res);
-  if (!st) st = xd_check_value(doc, sig, &s, &l.c[0], res->why, sizeof res->why);
-  if (!st) st = xd_check_chain(&l, store, opts, untrusted, n_untrusted, res);
+  res->nsig = v.nsig;
+  for (size_t i = 0; i < v.nsig; i++)
+    if (v.sigs[i]->parent->type == XML_ELEMENT_NODE)
+      qname(v.sigs[i]->parent, res->sig[i].where, sizeof res->sig[i].where);
+  if (!st) st = xd_find_id(v.root, NULL, &dummy, res->why, sizeof res->why);
+  if (!st) st = copies(&v, res);
+  for (size_t i = 0; !st && i < v.nsig; i++)
+    if ((st = verify_one(&v, i, res))) res->failed = i + 1;
   if (st) gostx_xmldsig_result_free(res);
-  xd_signed_free(&s);
-  xd_certs_free(&l);
-  xmlFreeDoc(doc);
+  xmlFreeDoc(v.doc);
   return st;
 }
 

@@ -44,9 +44,9 @@ static int signed_write(void *ctx, const uint8_t *p, size_t n) {
 static gostx_xmldsig_status streamable(const xd_signed *s, char *err, size_t cap) {
   for (size_t i = 0; i < s->nrefs; i++) {
     const xd_transforms *t = &s->refs[i].t;
-    if (t->smev || !t->c14n || !t->exclusive || t->comments || t->prefixes) {
+    if (t->smev || !t->c14n || !t->exclusive || t->prefixes) { /* comments: none by Id */
       xd_err(err, cap, "Reference \"%.200s\": streamed verification takes exclusive c14n "
-             "without comments or PrefixList, no SMEV transform", s->refs[i].uri);
+             "without PrefixList, no SMEV transform", s->refs[i].uri);
       return GOSTX_XMLDSIG_UNSUPPORTED;
     }
     for (size_t j = 0; j < i; j++)

@@ -21,6 +21,9 @@ extern "C" {
 /* The most References in one SignedInfo, and Transforms in one Reference. */
 #define GOSTX_XMLDSIG_MAX_REFS 16
 #define GOSTX_XMLDSIG_MAX_TRANSFORMS 4
+/* The most ds:Signature elements of one document (SMEV 3's responses
+ * carry two: the sender's inside SMEV's). */
+#define GOSTX_XMLDSIG_MAX_SIGNATURES 8
 
 typedef enum gostx_xmldsig_status {
   GOSTX_XMLDSIG_OK = 0,
@@ -28,7 +31,11 @@ typedef enum gostx_xmldsig_status {
   GOSTX_XMLDSIG_TOO_LARGE,        /* over GOSTX_XMLDSIG_MAX_SIZE, or past a parser limit */
   GOSTX_XMLDSIG_DTD,              /* a DOCTYPE (DTDs, entities): refused, never read */
   GOSTX_XMLDSIG_NO_SIGNATURE,     /* no ds:Signature */
-  GOSTX_XMLDSIG_SECOND_SIGNATURE, /* more than one ds:Signature: which one is meant is unclear */
+  /* two Signatures that overlap: one a copy of another (the same
+   * SignatureValue), or a Reference that names another Signature or a node
+   * of its own (its SignedInfo, KeyInfo, ...; its ds:Object's content is
+   * fine); streamed, any second ds:Signature */
+  GOSTX_XMLDSIG_SECOND_SIGNATURE,
   GOSTX_XMLDSIG_DUPLICATE_ID,     /* two elements with the same Id (wrapping) */
   GOSTX_XMLDSIG_BAD_REFERENCE,    /* a Reference URI that names no element, or not "" / "#id" */
   GOSTX_XMLDSIG_UNSUPPORTED,      /* an algorithm or transform not taken (XPath, XSLT, ...) */
@@ -86,9 +93,23 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
                                         const gostx_gost3410_key *key, uint8_t **out,
                                         size_t *out_len, char *err, size_t err_cap);
 
-/* What gostx_xmldsig_verify found. signed_data: what each Reference
- * signed, after its transforms (the canonical octets that were digested),
- * one after another: the only data an application may take as signed. */
+/* One Signature of a verified document: where it is, what it covered, who
+ * signed it. */
+typedef struct gostx_xmldsig_signature {
+  char where[128];   /* the name of the element it sits in ("" when it is the root) */
+  /* each Reference's URI and the element it names ("the document" for
+   * ""), then ", holding Signature N" for each other Signature in what it
+   * signed (numbers 1-based, in document order), "; " between References */
+  char covers[384];
+  char subject[256]; /* its signer's certificate's subject, as text */
+  size_t refs;       /* its References */
+  size_t offset, len; /* what they signed: signed_data[offset, offset + len) */
+} gostx_xmldsig_signature;
+
+/* What gostx_xmldsig_verify found. signed_data: what each Reference of
+ * each Signature (in document order) signed, after its transforms (the
+ * canonical octets that were digested), one after another: the only data
+ * an application may take as signed. */
 typedef struct gostx_xmldsig_result {
   uint8_t *signed_data; /* malloc'd; free with gostx_xmldsig_result_free */
   size_t signed_len;
@@ -100,13 +121,24 @@ typedef struct gostx_xmldsig_result {
    * unknown), as gostx x509 verify names them */
   size_t depth;
   char subject[256];
+  /* the document's Signatures: nsig of them (at most
+   * GOSTX_XMLDSIG_MAX_SIGNATURES); sig[i] filled for those verified, and
+   * sig[i].where for the one refused; failed: the number (1-based) of the
+   * Signature refused, 0 when none or the document itself was */
+  size_t nsig, failed;
+  gostx_xmldsig_signature sig[GOSTX_XMLDSIG_MAX_SIGNATURES];
 } gostx_xmldsig_result;
 void gostx_xmldsig_result_free(gostx_xmldsig_result *r);
 
-/* Verifies the one Signature of xml[len]: every Reference's digest, the
- * SignatureValue under the leaf certificate of KeyInfo, and that
- * certificate's chain through lib/x509 (gostx_x509_verify_with: store and
- * opts; the other certificates of KeyInfo as intermediates). */
+/* Verifies every Signature of xml[len], in document order, each on its
+ * own: every Reference's digest, the SignatureValue under the leaf
+ * certificate of its KeyInfo, and that certificate's chain through
+ * lib/x509 (gostx_x509_verify_with: store and opts; the other certificates
+ * of KeyInfo as intermediates). A Signature may lie inside what another
+ * signs (SMEV 3's sender signature inside the Response SMEV signs); one that
+ * copies another, or a Reference into another Signature's own nodes, is
+ * GOSTX_XMLDSIG_SECOND_SIGNATURE. The first refusal stops: res->failed
+ * names the Signature. */
 gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
                                           const gostx_x509_store *store,
                                           const gostx_x509_verify_opts *opts,

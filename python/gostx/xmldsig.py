@@ -7,7 +7,8 @@ transform is gostx's own (_smev.py). The same forms, URIs and refusals as
     for part in gostx.xmldsig.verify(signed, cafile="ca.pem"):
         consume(part.element)   # what was signed, after its transforms: nothing else
 
-verify returns only what the References signed (their octets after the
+verify checks every Signature of the document (SMEV 3's responses carry two)
+and returns only what their References signed (their octets after the
 transforms, and those parsed again): an application that reads those and
 never the document it came in cannot be fooled by an element moved, copied
 or added elsewhere (signature wrapping). Refusals raise XMLSignatureError
@@ -41,7 +42,7 @@ SOAP = ("http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/
 _CP = "urn:ietf:params:xml:ns:cpxmlsec:algorithms:"
 _MORE = "http://www.w3.org/2001/04/xmldsig-more#"
 MAX_SIZE = 64 << 20  # as GOSTX_XMLDSIG_MAX_SIZE
-_MAX_REFS, _MAX_TRANSFORMS = 16, 4
+_MAX_REFS, _MAX_TRANSFORMS, _MAX_SIGS = 16, 4, 8  # as GOSTX_XMLDSIG_MAX_REFS, ...
 _C14N_ALGS = {EXC: (True, False), EXC + "WithComments": (True, True),
               C14N: (False, False), C14N + "#WithComments": (False, True)}
 _DIGESTS = {_CP + "gostr34112012-256": 32, _CP + "gostr34112012-512": 64,
@@ -55,9 +56,11 @@ _REFUSED = {"http://www.w3.org/TR/1999/REC-xpath-19991116": "XPath",
 _KEY_ALGS = {(32, False): "GOSTX_X509_KEY_2012_256", (64, False): "GOSTX_X509_KEY_2012_512",
              (94, True): "GOSTX_X509_KEY_2001"}
 
-Signed = collections.namedtuple("Signed", "uri octets element")
+Signed = collections.namedtuple("Signed", "uri octets element signature signer")
 Signed.__doc__ = """One Reference verified: its URI, the octets it signed (after
-its transforms: what was digested) and those parsed (an lxml element)."""
+its transforms: what was digested), those parsed (an lxml element), the
+number of its Signature in the document (1-based, document order) and that
+Signature's signer (a gostx.x509.Certificate)."""
 
 
 class XMLSignatureError(GostxError, ValueError):
@@ -66,11 +69,14 @@ class XMLSignatureError(GostxError, ValueError):
     reference", "unsupported algorithm", "digest mismatch", "bad signature",
     "no certificate", "key mismatch", "certificate chain", ...) and why; for
     "certificate chain", x509 the VerificationError of the chain (its
-    status, why and depth as `gostx x509 verify` names them)."""
+    status, why and depth as `gostx x509 verify` names them). In a document
+    of more than one Signature, signature is the number of the one refused
+    (1-based, document order; else None) and the message names it and where
+    it is, as `gostx xml verify` does."""
 
-    def __init__(self, status, why, x509=None):
-        self.status, self.why, self.x509 = status, why, x509
-        super().__init__(f"{status}: {why}")
+    def __init__(self, status, why, x509=None, signature=None, where=""):
+        self.status, self.why, self.x509, self.signature = status, why, x509, signature
+        super().__init__(f"{where}{status}: {why}")
 
 
 def _parser():
@@ -228,10 +234,15 @@ def _reference(root, ref):
         if target is None:
             raise XMLSignatureError("bad reference",
                                     f'Reference URI="{uri[:200]}" names no element')
-    else:
-        raise XMLSignatureError("unsupported algorithm" if uri.startswith("#") else "bad reference",
-                                f'Reference URI="{uri[:200]}": only "" and "#Id" are taken')
+    else:  # #xpointer(/), #xpointer(id('x')) would keep comments: not taken either
+        xp = uri.startswith("#")
+        raise XMLSignatureError("unsupported algorithm" if xp else "bad reference",
+                                f'Reference URI="{uri[:200]}": {"XPointer is refused, " if xp else ""}'
+                                'only "" and "#Id" are taken')
     t = _transforms(ref)
+    # "" and "#Id" dereference to a node set without comments (XMLDSig 1.1,
+    # 4.3.3.3): a #WithComments canonicalization after them has none to keep
+    t["comments"] = False
     dm, dv = _child(ref, "DigestMethod"), _child(ref, "DigestValue")
     alg = _DIGESTS.get(dm.get("Algorithm") if dm is not None else None)
     if not alg:
@@ -347,24 +358,48 @@ def _store(cafile, cadata, store):
     return s
 
 
-def verify(xml, cafile=None, *, cadata=None, store=None, untrusted=(), at=None, lax=False):
-    """Verify the one Signature of xml (bytes): every Reference's digest, the
-    SignatureValue under KeyInfo's certificate, and that certificate's chain
-    to an anchor (cafile / cadata, or a gostx.x509.Store) through KeyInfo's
-    other certificates and untrusted (Certificates), at the time at (default
-    now; lax: RFC 5280's profile rules not enforced, as -x509_lax). Returns a
-    list of Signed, one per Reference: what was signed, the only data to
-    consume. Raises XMLSignatureError."""
-    anchors = _store(cafile, cadata, store)
-    root = _parse(xml)
-    sigs = list(root.iter("{%s}Signature" % DS))
-    if len(sigs) != 1:
-        raise XMLSignatureError("a second signature" if sigs else "no signature",
-                                f"{len(sigs)} Signature elements (one is taken)" if sigs else
-                                "no Signature")
-    sig = sigs[0]
-    _find_id(root, None)
+def _qname(el):
+    q = etree.QName(el)
+    return f"{el.prefix}:{q.localname}" if el.prefix else q.localname
+
+
+def _copies(sigs):
+    """A copy of a Signature adds nothing signed, only a place an application
+    may look at (wrapping): two with one SignatureValue are refused."""
+    seen = {}
+    for i, sig in enumerate(sigs):
+        sv = _child(sig, "SignatureValue")
+        value = _b64(sv.text if sv is not None else None)
+        if value and value in seen:
+            raise XMLSignatureError("a second signature", f"Signature {i + 1} is a copy of "
+                                    f"Signature {seen[value] + 1} (the same SignatureValue)",
+                                    signature=i + 1)
+        seen.setdefault(value, i)
+
+
+def _into_other(sigs, own, target):
+    """The index of the other Signature whose own nodes hold target (the
+    Signature, its SignedInfo, KeyInfo...: its ds:Objects' content is
+    another document's), or None."""
+    below = None
+    for a in [target, *target.iterancestors()]:
+        if a is not own and _is(a, DS, "Signature") and (below is None or
+                                                          not _is(below, DS, "Object")):
+            return next(k for k, s in enumerate(sigs) if s is a)
+        below = a
+    return None
+
+
+def _verify_one(root, sigs, i, anchors, untrusted, at, lax):
+    """Signature i on its own: its References, SignatureValue and chain; what
+    it signed as (uri, octets, signer)."""
+    sig = sigs[i]
     si, c14n, method, refs = _signed_info(root, sig)
+    for uri, target, *_ in refs:
+        k = None if isinstance(target, etree._ElementTree) else _into_other(sigs, sig, target)
+        if k is not None:
+            raise XMLSignatureError("a second signature",
+                                    f'Reference "{uri}" names a part of Signature {k + 1}')
     certs = _key_info(root, sig)
     out = []
     for uri, target, t, alg, digest in refs:
@@ -372,14 +407,51 @@ def verify(xml, cafile=None, *, cadata=None, store=None, untrusted=(), at=None, 
         if _digest(alg, octets) != digest:
             raise XMLSignatureError("digest mismatch",
                                     f'Reference "{uri}": the digest differs (content changed)')
-        out.append((uri, octets))
+        out.append((uri, octets, certs[0]))
     _check_value(sig, si, c14n, method, certs[0])
     try:
         anchors.verify(certs[0], untrusted=[*certs[1:], *untrusted],
                        at=int(time.time()) if at is None else at, lax=lax)
     except VerificationError as e:
         raise XMLSignatureError("certificate chain", e.why, x509=e) from None
-    return [Signed(uri, o, etree.fromstring(o, _parser())) for uri, o in out]
+    return out
+
+
+def verify(xml, cafile=None, *, cadata=None, store=None, untrusted=(), at=None, lax=False):
+    """Verify every Signature of xml (bytes), in document order, each on its
+    own: every Reference's digest, the SignatureValue under its KeyInfo's
+    certificate, and that certificate's chain to an anchor (cafile / cadata,
+    or a gostx.x509.Store) through KeyInfo's other certificates and
+    untrusted (Certificates), at the time at (default now; lax: RFC 5280's
+    profile rules not enforced, as -x509_lax). A Signature may lie inside
+    what another signs (SMEV 3's sender signature in the Response SMEV
+    signs); one that copies another, or a Reference to another Signature's
+    own nodes, is "a second signature". Returns a list of Signed, one per
+    Reference of each Signature: what was signed, the only data to consume.
+    Raises XMLSignatureError (naming the Signature refused)."""
+    anchors = _store(cafile, cadata, store)
+    root = _parse(xml)
+    sigs = list(root.iter("{%s}Signature" % DS))
+    if not sigs:
+        raise XMLSignatureError("no signature", "no Signature")
+    if len(sigs) > _MAX_SIGS:
+        raise XMLSignatureError("too large", f"more than {_MAX_SIGS} Signature elements")
+    _find_id(root, None)
+    out, n = [], None
+    try:
+        _copies(sigs)
+        for n in range(1, len(sigs) + 1):
+            out += [(uri, o, c, n) for uri, o, c in
+                    _verify_one(root, sigs, n - 1, anchors, untrusted, at, lax)]
+    except XMLSignatureError as e:
+        n = e.signature or n
+        if n is None or len(sigs) == 1:
+            raise
+        parent = sigs[n - 1].getparent()
+        where = f" in {_qname(parent)}" if parent is not None else ""
+        raise XMLSignatureError(e.status, e.why, e.x509, signature=n,
+                                where=f"Signature {n} of {len(sigs)}{where}: ") from None
+    return [Signed(uri, o, etree.fromstring(o, _parser()), n, c) for uri, o, c, n in out]
 
 
 _FORMS = ("enveloped", "enveloping", "detached")

@@ -27,12 +27,16 @@ class Signed(NamedTuple):
     uri: str
     octets: bytes
     element: Any
+    signature: int
+    signer: Certificate
 
 class XMLSignatureError(GostxError, ValueError):
     status: str
     why: str
     x509: Optional[VerificationError]
-    def __init__(self, status: str, why: str, x509: Optional[VerificationError] = ...) -> None: ...
+    signature: Optional[int]
+    def __init__(self, status: str, why: str, x509: Optional[VerificationError] = ...,
+                 signature: Optional[int] = ..., where: str = ...) -> None: ...
 
 def sign(xml: _Buffer, key: PrivateKey, cert: Certificate, ref: str = ..., smev: bool = ...,
          wsse: bool = ..., *, form: str = ..., inclusive: bool = ...,

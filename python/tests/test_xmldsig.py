@@ -3,8 +3,10 @@ each signs, the other verifies, and both say the same octets were signed,
 for every form (enveloped, enveloping, detached, WS-Security), 256 and 512
 bits, exclusive and inclusive c14n, the SMEV transform (written twice: C and
 Python); the public CryptoPro SMEV 3 sample (GOST 2001, s || r); and the
-refusals: wrapping (moved, duplicated Id, a second Signature, the Reference
-to another element), DOCTYPEs, XPath, a chain to no anchor."""
+refusals: wrapping (moved, duplicated Id, a copy of the Signature, the Reference
+to another element), DOCTYPEs, XPath, a chain to no anchor; SMEV 3's response
+of two signatures, each verified and named; #WithComments after "" and "#Id"
+(no comment signed)."""
 import base64
 import pathlib
 import re
@@ -15,7 +17,9 @@ import pytest
 lxml = pytest.importorskip("lxml")  # noqa: F841 (scripts/ci_python.sh installs it)
 import gostx  # noqa: E402
 from gostx import x509, xmldsig  # noqa: E402
+from gostx.hash import streebog256  # noqa: E402
 from gostx.xmldsig import XMLSignatureError  # noqa: E402
+from lxml import etree  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "vectors" / "xmldsig" / "smev3-ack-cryptopro-2001.xml"
@@ -274,3 +278,127 @@ def test_whole_document_keeps_its_pis(pki):
         assert got == out and got.startswith(b'<?app mode="a"?>\n<root')
         with pytest.raises(XMLSignatureError, match="digest mismatch"):
             xmldsig.verify(signed.replace(b'mode="a"', b'mode="b"'), cafile=ca)
+
+
+# SMEV 3's GetResponseResponse (tests/support/smev_response.sh): the sender's
+# SendResponseRequest signed into CallerInformationSystemSignature, then its
+# data and Signature moved into the Response SMEV signs into SMEVSignature
+SMEV_NS = (b'xmlns:ns2="urn://x-artefacts-smev-gov-ru/services/message-exchange/types/1.1" '
+           b'xmlns="urn://x-artefacts-smev-gov-ru/services/message-exchange/types/basic/1.1"')
+SEND = (b'<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>'
+        b'<ns2:SendResponseRequest ' + SMEV_NS + b'><ns2:SenderProvidedResponseData '
+        b'Id="SIGNED_BY_CALLER"><ns2:MessageID>6b3e3d8a-3c08-11e5-95e2-d4c9eff07b77'
+        b'</ns2:MessageID><MessagePrimaryContent><r:Answer xmlns:r="urn://example/answer">'
+        b'granted</r:Answer></MessagePrimaryContent></ns2:SenderProvidedResponseData>'
+        b'<ns2:CallerInformationSystemSignature/></ns2:SendResponseRequest></S:Body></S:Envelope>')
+
+
+def _response(sent):
+    data = re.search(rb"<ns2:SenderProvidedResponseData .*</ns2:SenderProvidedResponseData>",
+                     sent, re.S).group(0)
+    sig = re.search(rb"<ds:Signature .*</ds:Signature>", sent, re.S).group(0)
+    return (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+            b'<ns2:GetResponseResponse ' + SMEV_NS + b'><ns2:ResponseMessage><ns2:Response '
+            b'Id="SIGNED_BY_SMEV"><ns2:OriginalMessageId>db0486d0-3c08-11e5-95e2-d4c9eff07b77'
+            b'</ns2:OriginalMessageId>' + data + b'<ns2:MessageMetadata><ns2:Status>'
+            b'responseIsDelivered</ns2:Status></ns2:MessageMetadata>'
+            b'<ns2:SenderInformationSystemSignature>' + sig +
+            b'</ns2:SenderInformationSystemSignature></ns2:Response><ns2:SMEVSignature/>'
+            b'</ns2:ResponseMessage></ns2:GetResponseResponse></soap:Body></soap:Envelope>')
+
+
+@pytest.mark.parametrize("signer", ["python", "cli"])
+def test_two_signatures(pki, signer):
+    """Every Signature verified, each over its own element, as `gostx xml
+    verify` does; each changed in turn is the one named."""
+    (ka, ca_cert, ca), (kb, cb_cert, cb) = pki.a, pki.b
+    ab = pki.d / "ab-ca.pem"
+    ab.write_bytes(pathlib.Path(ca).read_bytes() + pathlib.Path(cb).read_bytes())
+    if signer == "python":
+        sent = xmldsig.sign(SEND, ka, ca_cert, ref="SIGNED_BY_CALLER", smev=True, form="detached")
+        both = xmldsig.sign(_response(sent), kb, cb_cert, ref="SIGNED_BY_SMEV", smev=True,
+                            form="detached")
+    else:
+        sent = pki.cli_sign(SEND, "-detached", "-smev", "-ref", "SIGNED_BY_CALLER", "-key",
+                            "a.key", "-cert", "a.pem")
+        both = pki.cli_sign(_response(sent), "-detached", "-smev", "-ref", "SIGNED_BY_SMEV",
+                            "-key", "b.key", "-cert", "b.pem")
+    assert b"<ns2:SMEVSignature><ds:Signature" in both
+    got = xmldsig.verify(both, cafile=str(ab))
+    assert [(s.uri, s.signature) for s in got] == [("#SIGNED_BY_CALLER", 1), ("#SIGNED_BY_SMEV", 2)]
+    assert got[0].signer == ca_cert and got[1].signer == cb_cert
+    rc, out, err = pki.cli_verify(both, str(ab))
+    assert rc == 0 and out == b"".join(s.octets for s in got), err
+    assert "Verified OK (2 signatures, 2 references)" in err
+    for old, new, n, where, status in (
+            (b"granted", b"refused", 1, "ns2:SenderInformationSystemSignature", "digest mismatch"),
+            (b"responseIsDelivered", b"responseIsRejected", 2, "ns2:SMEVSignature",
+             "digest mismatch")):
+        with pytest.raises(XMLSignatureError, match=f"^Signature {n} of 2 in {where}: {status}") as e:
+            xmldsig.verify(both.replace(old, new), cafile=str(ab))
+        assert e.value.signature == n and e.value.status == status
+        rc, _, err = pki.cli_verify(both.replace(old, new), str(ab))
+        assert rc == 1 and f"Signature {n} of 2 in {where}: {status}" in err
+    with pytest.raises(XMLSignatureError, match="Signature 2 of 2 in ns2:SMEVSignature: "
+                       "certificate chain"):
+        xmldsig.verify(both, cafile=ca)
+    copy = re.search(rb"<ns2:SenderInformationSystemSignature>.*"
+                     rb"</ns2:SenderInformationSystemSignature>", both, re.S).group(0)
+    with pytest.raises(XMLSignatureError, match="a second signature: Signature 2 is a copy of "
+                       "Signature 1"):
+        xmldsig.verify(both.replace(b"<ns2:SMEVSignature>", copy + b"<ns2:SMEVSignature>"),
+                       cafile=str(ab))
+    # a Reference to another Signature's own nodes (its KeyInfo, given an Id)
+    k1 = xmldsig.sign(sent.replace(b"<ds:KeyInfo>", b'<ds:KeyInfo Id="k1">'), kb, cb_cert, ref="k1")
+    with pytest.raises(XMLSignatureError, match='a second signature: Reference "#k1" names a '
+                       "part of Signature 1"):
+        xmldsig.verify(k1, cafile=str(ab))
+
+
+def _with_comments(signed, key):
+    """signed (exc-c14n, no comments) with its Reference's c14n made
+    #WithComments and SignedInfo signed again: the DigestValue stays right, as
+    "" and "#Id" are dereferenced without comments (XMLDSig 1.1 4.3.3.3)."""
+    root = etree.fromstring(signed)
+    tree = root.getroottree()
+    for t in root.iter("{%s}Transform" % xmldsig.DS):
+        if t.get("Algorithm") == xmldsig.EXC:
+            t.set("Algorithm", xmldsig.EXC + "WithComments")
+    si = next(root.iter("{%s}SignedInfo" % xmldsig.DS))
+    h = streebog256()
+    h.update(etree.tostring(si, method="c14n", exclusive=True))
+    rs = key.sign(h.digest(), prehashed=True)
+    sv = next(root.iter("{%s}SignatureValue" % xmldsig.DS))
+    sv.text = base64.b64encode(rs[32:] + rs[:32]).decode()  # s || r
+    return etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
+
+
+@pytest.mark.parametrize("case", [dict(ref="d1"), dict(ref=""), dict(ref="", form="enveloping")],
+                         ids=["by-id", "whole", "enveloping"])
+def test_with_comments_by_id_or_whole(pki, case):
+    """#WithComments after URI="#d1" or "": the comments are not signed, in C
+    (streamed too) and Python alike; XPointer URIs, which keep them, are
+    refused by both."""
+    key, cert, ca = pki.a
+    ref = case["ref"] if case.get("form") != "enveloping" else ""
+    doc = DOC.replace(b"hello ", b"hello <!-- inside --> ")
+    signed = _with_comments(xmldsig.sign(doc, key, cert, **case), key)
+    assert b"xml-exc-c14n#WithComments" in signed and b"<!-- inside -->" in signed
+    rc, out, err = pki.cli_verify(signed, ca)
+    assert rc == 0, err
+    got = xmldsig.verify(signed, cafile=ca)[0].octets
+    assert got == out and b"inside" not in got and b"hello" in got
+    changed = signed.replace(b"<!-- inside -->", b"<!-- changed -->")
+    assert xmldsig.verify(changed, cafile=ca)[0].octets == got
+    if case.get("form") == "enveloping":  # URI="#object": the streaming verifier's rule too
+        (pki.d / "v.xml").write_bytes(signed)
+        rc, streamed, err = pki.run("xml", "verify", "-stream", "-in", "v.xml", "-CAfile", ca)
+        assert rc == 0 and streamed == out, err
+    if ref:
+        for uri in (b"#xpointer(/)", b"#xpointer(id('d1'))"):
+            xp = signed.replace(b'URI="#d1"', b'URI="' + uri + b'"')
+            with pytest.raises(XMLSignatureError, match="unsupported algorithm: Reference URI=.*"
+                               "XPointer is refused"):
+                xmldsig.verify(xp, cafile=ca)
+            rc, _, err = pki.cli_verify(xp, ca)
+            assert rc == 1 and "XPointer is refused" in err

@@ -47,8 +47,11 @@ static void check(const char *path, gostx_xmldsig_status st, const gostx_xmldsig
     fprintf(stderr, "fuzz_xmldsig: %s: status %d accepted or unnamed\n", path, (int)st);
     abort();
   }
-  if (r->signed_data || !memchr(r->why, 0, sizeof r->why) || strchr(r->why, '\n')) {
-    fprintf(stderr, "fuzz_xmldsig: %s: a refusal handed data back or a bad reason\n", path);
+  if (r->signed_data || !memchr(r->why, 0, sizeof r->why) || strchr(r->why, '\n') ||
+      r->nsig > GOSTX_XMLDSIG_MAX_SIGNATURES || r->failed > r->nsig ||
+      (r->failed && !memchr(r->sig[r->failed - 1].where, 0, sizeof r->sig[0].where))) {
+    fprintf(stderr, "fuzz_xmldsig: %s: a refusal handed data back, a bad reason or number\n",
+            path);
     abort();
   }
 }

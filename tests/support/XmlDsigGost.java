@@ -8,13 +8,18 @@
 //   sign KEY CERT IN OUT REF MODE
 //     KEY: PKCS#8 PEM (gostx genpkey), CERT: its certificate (PEM); REF ""
 //     for the whole document, else an Id; MODE: enveloped (enveloped-signature
-//     + exc-c14n), smev (the same + the SMEV transform) or smev-detached
-//     (exc-c14n + the SMEV transform, the Signature in an element after the
-//     signed one, as SMEV 3 messages carry it); OUT.signed: what it signed.
+//     + exc-c14n), comments (the same with exc-c14n#WithComments), smev
+//     (enveloped + the SMEV transform) or smev-detached (exc-c14n + the SMEV
+//     transform, the Signature in an element after the signed one, as SMEV 3
+//     messages carry it); OUT.signed: what it signed.
 //   verify CA FILE
 //     the one ds:Signature of FILE under the certificate of its KeyInfo,
 //     which must be signed by CA's key (PEM); writes what each Reference
 //     signed (its octets after the transforms) to FILE.signed.
+//   verify-each CA,CA... FILE
+//     every ds:Signature of FILE, in document order, each under the
+//     certificate of its KeyInfo, signed by one of the CAs; FILE.signed what
+//     each Reference of each signed, one after another.
 // One line per operation, "ok ..." or "FAIL ...": the exit status is how
 // many failed (one JVM for all: it is slow to start).
 // usage: java -cp xmlsec.jar:slf4j-api.jar:bcprov.jar:bcutil.jar XmlDsigGost.java ...
@@ -410,7 +415,11 @@ public class XmlDsigGost {
         : oid.equals("1.2.643.7.1.1.3.3") ? JCE_512 : oid.equals("1.2.643.2.2.3") ? JCE_2001 : null;
     if (name == null) return false;
     Signature s = Signature.getInstance(name, "BC");
-    s.initVerify(publicKey(issuer));
+    try {
+      s.initVerify(publicKey(issuer));
+    } catch (java.security.InvalidKeyException e) { // a key of another size: not its issuer
+      return false;
+    }
     s.update(c.getTBSCertificate().getEncoded("DER"));
     return s.verify(c.getSignature().getOctets());
   }
@@ -485,7 +494,8 @@ public class XmlDsigGost {
       target.appendChild(sig.getElement());
       ts.addTransform(Transforms.TRANSFORM_ENVELOPED_SIGNATURE);
     }
-    ts.addTransform(Transforms.TRANSFORM_C14N_EXCL_OMIT_COMMENTS);
+    ts.addTransform(mode.equals("comments") ? Transforms.TRANSFORM_C14N_EXCL_WITH_COMMENTS
+                                            : Transforms.TRANSFORM_C14N_EXCL_OMIT_COMMENTS);
     if (mode.startsWith("smev")) ts.addTransform(SMEV);
     sig.addDocument(ref.isEmpty() ? "" : "#" + ref, ts, big ? DIGEST_512 : DIGEST_256);
     X509Data xd = new X509Data(d);
@@ -521,12 +531,39 @@ public class XmlDsigGost {
     markIds(d.getDocumentElement());
     NodeList sigs = d.getElementsByTagNameNS(DS, "Signature");
     if (sigs.getLength() != 1) return sigs.getLength() + " Signature elements";
-    XMLSignature sig = new XMLSignature((Element) sigs.item(0), "", true);
+    return verify((Element) sigs.item(0), new Certificate[] {ca}, caName, si);
+  }
+
+  // every Signature of FILE, each under a certificate one of CAS issued
+  static String verifyEach(String cas, String file) throws Exception {
+    String[] names = cas.split(",");
+    Certificate[] ca = new Certificate[names.length];
+    for (int i = 0; i < names.length; i++) ca[i] = Certificate.getInstance(pem(names[i]));
+    Document d = parse(Files.readAllBytes(Paths.get(file)));
+    markIds(d.getDocumentElement());
+    NodeList sigs = d.getElementsByTagNameNS(DS, "Signature");
+    SignedInfo[] si = new SignedInfo[sigs.getLength()];
+    for (int i = 0; i < si.length; i++) {
+      SignedInfo[] one = new SignedInfo[1];
+      String why = verify((Element) sigs.item(i), ca, cas, one);
+      if (why != null) return "Signature " + (i + 1) + " of " + si.length + ": " + why;
+      si[i] = one[0];
+    }
+    writeSigned(si, file + ".signed");
+    return si.length == 0 ? "no Signature" : null;
+  }
+
+  // null when sigEl verifies under a certificate one of ca issued
+  static String verify(Element sigEl, Certificate[] ca, String caName, SignedInfo[] si)
+      throws Exception {
+    XMLSignature sig = new XMLSignature(sigEl, "", true);
     if (sig.getKeyInfo() == null || sig.getKeyInfo().lengthX509Data() == 0)
       return "no X509Data in KeyInfo";
     byte[] der = sig.getKeyInfo().itemX509Data(0).itemCertificate(0).getCertificateBytes();
     Certificate leaf = Certificate.getInstance(der);
-    if (!issuedBy(leaf, ca)) return "the certificate is not signed by " + caName;
+    boolean issued = false;
+    for (Certificate c : ca) issued |= issuedBy(leaf, c);
+    if (!issued) return "the certificate is not signed by " + caName;
     si[0] = sig.getSignedInfo();
     if (!si[0].verify())
       for (int i = 0; i < si[0].getLength(); i++)
@@ -537,8 +574,13 @@ public class XmlDsigGost {
 
   // what each Reference signed: its octets after the transforms, concatenated
   static void writeSigned(SignedInfo si, String file) throws Exception {
+    writeSigned(new SignedInfo[] {si}, file);
+  }
+
+  static void writeSigned(SignedInfo[] sis, String file) throws Exception {
     try (OutputStream os = Files.newOutputStream(Paths.get(file))) {
-      for (int i = 0; i < si.getLength(); i++) os.write(si.item(i).getReferencedBytes());
+      for (SignedInfo si : sis)
+        for (int i = 0; i < si.getLength(); i++) os.write(si.item(i).getReferencedBytes());
     }
   }
 
@@ -546,15 +588,16 @@ public class XmlDsigGost {
     register();
     int failed = 0;
     for (int i = 0; i < args.length;) {
-      boolean signing = args[i].equals("sign");
+      boolean signing = args[i].equals("sign"), each = args[i].equals("verify-each");
       int n = signing ? 6 : 2;
-      if (!signing && !args[i].equals("verify") || i + n >= args.length)
-        throw new IllegalArgumentException("usage: sign KEY CERT IN OUT REF MODE | verify CA FILE ...");
+      if (!signing && !each && !args[i].equals("verify") || i + n >= args.length)
+        throw new IllegalArgumentException(
+            "usage: sign KEY CERT IN OUT REF MODE | verify CA FILE | verify-each CA,... FILE ...");
       String[] a = java.util.Arrays.copyOfRange(args, i + 1, i + 1 + n);
       String why = null, name = signing ? a[3] : a[1];
       try {
         if (signing) sign(a[0], a[1], a[2], a[3], a[4], a[5]);
-        else why = verify(a[0], a[1]);
+        else why = each ? verifyEach(a[0], a[1]) : verify(a[0], a[1]);
       } catch (Exception e) {
         why = e.toString();
       }

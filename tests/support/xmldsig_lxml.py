@@ -5,9 +5,11 @@ parser and exclusive C14N, openssl + gost-engine's Streebog and GOST R
 them). Nothing of gostx.
 
   xmldsig_lxml.py verify IN.xml      (prints the referenced element's octets)
-  xmldsig_lxml.py sign IN.xml ID KEY.pem CERT.pem BITS OUT.xml [PREFIXES]
+  xmldsig_lxml.py sign IN.xml ID KEY.pem CERT.pem BITS OUT.xml [PREFIXES [comments]]
 Enveloped signatures by Id with exc-c14n only (PREFIXES: the Reference's
-InclusiveNamespaces PrefixList, space-separated): what the test needs."""
+InclusiveNamespaces PrefixList, space-separated; "comments": exc-c14n
+#WithComments, which after URI="#Id" keeps none: XMLDSig 1.1 4.3.3.3 dereferences
+a same-document URI without them): what the test needs."""
 import base64
 import os
 import subprocess
@@ -57,7 +59,7 @@ def referenced_octets(doc, sig, ref):
     Signature, in exclusive C14N."""
     target = by_id(doc, ref.get("URI")[1:])
     algs = [t.get("Algorithm") for t in ref.iterfind("{%s}Transforms/{%s}Transform" % (DS, DS))]
-    if algs != [ENV, EXC]:
+    if algs not in ([ENV, EXC], [ENV, EXC + "WithComments"]):  # no comments either way
         sys.exit("xmldsig_lxml: transforms %r not taken" % algs)
     parent = sig.getparent()
     pos = parent.index(sig)
@@ -94,8 +96,9 @@ def verify(path):
     sys.stdout.buffer.write(octets)
 
 
-def sign(path, ident, key, cert_pem, bits, out, prefixes=""):
+def sign(path, ident, key, cert_pem, bits, out, prefixes="", comments=""):
     bits = int(bits)
+    exc_uri = EXC + "WithComments" if comments == "comments" else EXC
     plist = prefixes.split() or None
     doc = parse(path)
     target = by_id(doc, ident)
@@ -103,12 +106,12 @@ def sign(path, ident, key, cert_pem, bits, out, prefixes=""):
     octets = c14n(target, plist)  # before the Signature is added: what enveloped removes
     sig = etree.SubElement(target, "{%s}Signature" % DS, nsmap={"ds": DS})
     si = E("SignedInfo", sig)
-    E("CanonicalizationMethod", si, Algorithm=EXC)
+    E("CanonicalizationMethod", si, Algorithm=exc_uri)
     E("SignatureMethod", si, Algorithm=CP + "gostr34102012-gostr34112012-%d" % bits)
     ref = E("Reference", si, URI="#" + ident)
     ts = E("Transforms", ref)
     E("Transform", ts, Algorithm=ENV)
-    exc = E("Transform", ts, Algorithm=EXC)
+    exc = E("Transform", ts, Algorithm=exc_uri)
     if plist:
         etree.SubElement(exc, "{%s}InclusiveNamespaces" % EXC, nsmap={"ec": EXC},
                          PrefixList=" ".join(plist))
