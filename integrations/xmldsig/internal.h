@@ -32,6 +32,11 @@
 xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
                    size_t err_cap);
 
+/* A namespace error of libxml2's (e's domain XML_FROM_NAMESPACE) as one
+ * line naming it into out[cap]. */
+struct _xmlError;
+void xd_ns_error(const struct _xmlError *e, char *out, size_t cap);
+
 /* Every element's Id (Id, ID, id, wsu:Id) checked unique:
  * GOSTX_XMLDSIG_DUPLICATE_ID naming it otherwise. *found: the element
  * whose Id is id (NULL when none, or when id is NULL). */
@@ -192,6 +197,7 @@ typedef struct xd_stream {
   int scan, prev2, prev1; /* the scan before the root */
   size_t pos;
   int dtd, enc, io_err, xml_err;
+  char ns_err[160]; /* a namespace error met, named (xd_ns_error) */
 } xd_stream;
 int xd_stream_open(xd_stream *s, const gostx_xmldsig_io *io);
 /* The next node (skip 1: past the current one's subtree): 1, 0 at the

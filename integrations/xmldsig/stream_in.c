@@ -55,10 +55,13 @@ static int io_read(void *ctx, char *buf, int len) {
   return (int)n;
 }
 
-/* libxml2's errors go nowhere; the first one's code names the refusal. */
+/* libxml2's errors go nowhere; the first one's code names the refusal. A
+ * namespace error does not stop the reader: noted, xd_stream_next stops. */
 static void quiet(void *arg, xmlErrorPtr e) {
   xd_stream *s = arg;
   if (!s->xml_err && e && e->level >= XML_ERR_ERROR) s->xml_err = e->code ? e->code : -1;
+  if (!s->ns_err[0] && e && e->domain == XML_FROM_NAMESPACE && e->level >= XML_ERR_ERROR)
+    xd_ns_error(e, s->ns_err, sizeof s->ns_err);
 }
 
 int xd_stream_open(xd_stream *s, const gostx_xmldsig_io *io) {
@@ -78,6 +81,7 @@ int xd_stream_next(xd_stream *s, int skip) {
     s->dtd = 1; /* not reached past the scan; kept should the scan miss one */
     return -1;
   }
+  if (s->ns_err[0]) return -1;
   return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 
@@ -88,6 +92,10 @@ gostx_xmldsig_status xd_stream_status(const xd_stream *s, char *err, size_t cap)
   }
   if (s->enc) {
     xd_err(err, cap, "streamed documents are UTF-8 or another ASCII-compatible encoding");
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  if (s->ns_err[0]) {
+    xd_err(err, cap, "%s", s->ns_err);
     return GOSTX_XMLDSIG_MALFORMED;
   }
   if (s->io_err) {
