@@ -41,11 +41,18 @@ void xd_ns_error(const xmlError *e, char *out, size_t cap) {
            *m ? m : "a namespace error");
 }
 
-xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
-                   size_t err_cap) {
+static xmlDocPtr parse(const uint8_t *xml, size_t len, unsigned scale, gostx_xmldsig_status *st,
+                       char *err, size_t err_cap) {
   if (len > GOSTX_XMLDSIG_MAX_SIZE || len > (size_t)INT32_MAX) {
     *st = GOSTX_XMLDSIG_TOO_LARGE;
     xd_err(err, err_cap, "document over %u bytes", GOSTX_XMLDSIG_MAX_SIZE);
+    return NULL;
+  }
+  /* the limits checked before libxml2's work can grow past linear (scan.c) */
+  xd_scan sc;
+  xd_scan_init(&sc, GOSTX_XMLDSIG_MAX_NODES, scale);
+  if (xd_scan_feed(&sc, xml, len)) {
+    *st = xd_scan_status(&sc, err, err_cap);
     return NULL;
   }
   xmlSetGenericErrorFunc(NULL, quiet);
@@ -92,6 +99,16 @@ xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, cha
   }
   *st = GOSTX_XMLDSIG_OK;
   return doc;
+}
+
+xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
+                   size_t err_cap) {
+  return parse(xml, len, 1, st, err, err_cap);
+}
+
+xmlDocPtr xd_parse_canonical(const uint8_t *xml, size_t len) {
+  gostx_xmldsig_status st;
+  return parse(xml, len, 2, &st, NULL, 0);
 }
 
 /* The Id of element n: Id, ID, id (no namespace) or wsu:Id; NULL if none.

@@ -190,8 +190,7 @@ static void element(smev *s, xmlNodePtr e, int depth) {
 }
 
 int xd_smev(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len) {
-  gostx_xmldsig_status st;
-  xmlDocPtr doc = xd_parse(in, len, &st, NULL, 0);
+  xmlDocPtr doc = xd_parse_canonical(in, len);
   if (!doc) return -1;
   smev *s = calloc(1, sizeof *s);
   xd_sink k;
