@@ -91,9 +91,10 @@ printf '<r><e %sx="v"/></r>\n' "$n1024" >n.xml
 refused "an attribute's name of 1025 bytes" "a name over 1024 bytes" n.xml
 
 # nodes, in a document read whole (streamed, the reader keeps few)
-{ printf '<r>'; yes '<a/>' | head -n $((4 << 20)) | tr -d '\n'; printf '</r>'; } >nodes.xml
+# (an element and a text node each 5 bytes: 8 Mi of them in 20 MiB)
+{ printf '<r>'; yes 'x<a/>' | head -n $((4 << 20)) | tr -d '\n'; printf '</r>'; } >nodes.xml
 timeout 10 "$G" xml verify -in nodes.xml -CAfile a-ca.pem >out 2>err
-[ $? = 1 ] && grep -q "over 4194304 nodes" err && ok || bad "4 Mi nodes: $(cat err)"
+[ $? = 1 ] && grep -q "over 8388608 nodes" err && ok || bad "8 Mi nodes: $(cat err)"
 
 # encodings: one that could hide markup (UTF-7: "+ADw-" is '<') refused by
 # name, a single-byte one read

@@ -29,7 +29,7 @@ extern "C" {
 #define GOSTX_XMLDSIG_MAX_NS 256    /* namespace declarations in scope at once */
 #define GOSTX_XMLDSIG_MAX_DEPTH 256 /* elements nested */
 #define GOSTX_XMLDSIG_MAX_NAME 1024 /* bytes of an element's or attribute's name */
-#define GOSTX_XMLDSIG_MAX_NODES (4u << 20)
+#define GOSTX_XMLDSIG_MAX_NODES (8u << 20)
 /* The most References in one SignedInfo, and Transforms in one Reference. */
 #define GOSTX_XMLDSIG_MAX_REFS 16
 #define GOSTX_XMLDSIG_MAX_TRANSFORMS 4
