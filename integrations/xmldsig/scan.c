@@ -69,7 +69,8 @@ static int node(xd_scan *s) {
 static int name_byte(xd_scan *s, int c) {
   if (++s->name_len > GOSTX_XMLDSIG_MAX_NAME)
     return refuse(s, GOSTX_XMLDSIG_TOO_LARGE, "a name over %u bytes", GOSTX_XMLDSIG_MAX_NAME);
-  if (s->state == S_STAG && s->name_len < sizeof s->elem) s->elem[s->name_len - 1] = (char)c;
+  if (s->state == S_STAG && s->name_len < sizeof s->elem) /* printed: control bytes as ? */
+    s->elem[s->name_len - 1] = (char)(c < 0x20 || c == 0x7F ? '?' : c);
   if (s->state == S_ATTR && s->name_len <= 6) s->attr[s->name_len - 1] = (char)c;
   return 0;
 }
@@ -107,7 +108,8 @@ static int declared_encoding(xd_scan *s) {
   while (space(*p)) p++;
   char q = *p++, e[40];
   size_t n = 0;
-  while (*p && *p != q && n < sizeof e - 1) e[n++] = *p++;
+  while (*p && *p != q && n < sizeof e - 1) /* printed in a one-line reason */
+    e[n++] = *p >= 0x21 && *p <= 0x7E ? *p : '?', p++;
   e[n] = 0;
   int known = 0;
   for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) known |= !strcasecmp(e, ok[i]);
