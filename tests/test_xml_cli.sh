@@ -7,7 +7,8 @@
 # refusals, each named: a changed content or SignatureValue, a chain to no
 # anchor, DOCTYPEs (external entity, entity expansion), a duplicated Id, a
 # copy of the Signature, XPath/XSLT transforms, an external or XPointer Reference, nesting
-# past libxml2's depth, a transform after SMEV's; a signed element moved
+# past libxml2's depth, a transform after SMEV's, an undeclared namespace
+# prefix; xml:lang under the SMEV transform; a signed element moved
 # (wrapping) leaves the forged content out of what verify writes.
 . "$(dirname "$0")/cli_common.sh" xml_cli
 . "$here/support/xml_common.sh"
@@ -64,6 +65,13 @@ expect "SMEV: prefixes and whitespace" 0 "Verified OK" -in t.xml -CAfile a-ca.pe
 sed 's#Algorithm="urn://smev-gov-ru/xmldsig/transform"/>#&<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n\#"/>#' \
   s-smev.xml >t.xml
 expect "a transform after SMEV's" 1 "after the SMEV transform" -in t.xml -CAfile a-ca.pem
+# xml:lang keeps the xml prefix: binding ns2 to the xml namespace is
+# forbidden (Namespaces in XML 1.0, 3), SMEV's reference writer refuses it
+sed 's#Id="req"#& xml:lang="ru"#' smev.xml >lang.xml
+sign -smev -in lang.xml -ref req -key a.key -cert a.pem -out t.xml
+expect "SMEV transform, xml:lang" 0 "Verified OK" -in t.xml -CAfile a-ca.pem
+grep -q ' xml:lang="ru"' out && ! grep -q 'XML/1998/namespace' out && ok ||
+  bad "SMEV transform: xml:lang written as $(cat out)"
 
 # a real document: an SMEV 3 AckRequest signed by CryptoPro (GOST R
 # 34.10-2001, R 34.11-94, exc-c14n + the SMEV transform, detached by Id;
@@ -150,6 +158,21 @@ expect "external DTD" 1 "DTD refused" -in ext.xml -CAfile a-ca.pem
 { for i in $(seq 300); do printf '<a>'; done; for i in $(seq 300); do printf '</a>'; done; } >deep.xml
 expect "nesting" 1 "too large" -in deep.xml -CAfile a-ca.pem
 expect "no signature" 1 "no signature" -in doc.xml -CAfile a-ca.pem
+# an undeclared prefix (namespace-well-formedness, as Santuario and lxml
+# refuse it): neither signed nor verified, in memory or streamed
+sed 's#<other>#&<z:u/>#' doc.xml >undecl.xml
+rm -f t.xml
+"$G" xml sign -in undecl.xml -ref d1 -key a.key -cert a.pem -out t.xml 2>err
+[ $? = 1 ] && grep -q 'prefix z on u is not defined' err && [ ! -e t.xml ] && ok ||
+  bad "sign with an undeclared prefix: $(cat err)"
+"$G" xml sign -stream -enveloping -in undecl.xml -ref '' -key a.key -cert a.pem -out t.xml 2>err
+[ $? = 1 ] && grep -q 'prefix z on u is not defined' err && ok ||
+  bad "streamed sign with an undeclared prefix: $(cat err)"
+sed 's#<other>#&<z:u/>#' s-d1.xml >t.xml
+expect "an undeclared prefix, unsigned part" 1 "prefix z on u is not defined" -in t.xml -CAfile b-ca.pem
+sign -stream -enveloping -in doc.xml -ref '' -key a.key -cert a.pem -out s-str.xml
+sed 's#</ds:Signature>#<ds:Object><z:u/></ds:Object>&#' s-str.xml >t.xml
+expect "streamed, an undeclared prefix" 1 "prefix z on u is not defined" -stream -in t.xml -CAfile a-ca.pem
 # the key must be the certificate's
 "$G" xml sign -in doc.xml -ref '' -key other.key -cert a.pem -out t.xml 2>err
 [ $? = 1 ] && grep -q "key mismatch" err && ok || bad "sign with another key: $(cat err)"

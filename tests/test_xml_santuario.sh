@@ -67,7 +67,7 @@ elif what == "swap":
     h = len(v) // 2
     y = x[:m.start(2)] + base64.b64encode(v[h:] + v[:h]).decode() + x[m.end(2):]
 elif what == "rename":
-    y = x.replace('xmlns:m="urn:m"', 'xmlns:q="urn:m"', 1).replace("m:k=", "q:k=", 1)
+    y = x.replace('xmlns:m="urn:m"', 'xmlns:q="urn:m"').replace("m:k=", "q:k=", 1)
     y = y.replace("<m:", "<q:").replace("</m:", "</q:").replace("<Empty", "\n  <Empty", 1)
 assert y != x, what
 open(dst, "w", encoding="utf-8").write(y)

@@ -34,11 +34,25 @@ static void refuse_dtd(void *ctx, const xmlChar *name, const xmlChar *ext, const
 /* libxml2's errors go nowhere (the caller names the refusal). */
 static void quiet(void *ctx, const char *msg, ...) { (void)ctx, (void)msg; }
 
-xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
-                   size_t err_cap) {
+void xd_ns_error(const xmlError *e, char *out, size_t cap) {
+  const char *m = e && e->domain == XML_FROM_NAMESPACE && e->message ? e->message : "";
+  size_t n = strcspn(m, "\n"); /* libxml2's line, its newline left out */
+  snprintf(out, cap, "not namespace-well-formed: %.*s", (int)(n < 120 ? n : 120),
+           *m ? m : "a namespace error");
+}
+
+static xmlDocPtr parse(const uint8_t *xml, size_t len, unsigned scale, gostx_xmldsig_status *st,
+                       char *err, size_t err_cap) {
   if (len > GOSTX_XMLDSIG_MAX_SIZE || len > (size_t)INT32_MAX) {
     *st = GOSTX_XMLDSIG_TOO_LARGE;
     xd_err(err, err_cap, "document over %u bytes", GOSTX_XMLDSIG_MAX_SIZE);
+    return NULL;
+  }
+  /* the limits checked before libxml2's work can grow past linear (scan.c) */
+  xd_scan sc;
+  xd_scan_init(&sc, GOSTX_XMLDSIG_MAX_NODES, scale);
+  if (xd_scan_feed(&sc, xml, len)) {
+    *st = xd_scan_status(&sc, err, err_cap);
     return NULL;
   }
   xmlSetGenericErrorFunc(NULL, quiet);
@@ -59,11 +73,22 @@ xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, cha
   int dtd = c->_private != NULL;
   /* libxml2 2.9 reports its depth limit (256) as an internal error */
   int limit = c->lastError.code == XML_ERR_INTERNAL_ERROR;
+  /* A namespace error (an undeclared prefix, xmlns:p="", the xml prefix
+   * rebound) leaves libxml2's tree built, the element in no namespace:
+   * signed or verified it would mean what the other implementations refuse. */
+  char ns_err[160] = "";
+  if (doc && !c->nsWellFormed) xd_ns_error(&c->lastError, ns_err, sizeof ns_err);
   xmlFreeParserCtxt(c);
   if (dtd || (doc && (doc->intSubset || doc->extSubset))) {
     if (doc) xmlFreeDoc(doc);
     *st = GOSTX_XMLDSIG_DTD;
     xd_err(err, err_cap, "a DOCTYPE (DTDs and entities are refused)");
+    return NULL;
+  }
+  if (doc && ns_err[0]) {
+    xmlFreeDoc(doc);
+    *st = GOSTX_XMLDSIG_MALFORMED;
+    xd_err(err, err_cap, "%s", ns_err);
     return NULL;
   }
   if (!doc || !xmlDocGetRootElement(doc)) {
@@ -74,6 +99,16 @@ xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, cha
   }
   *st = GOSTX_XMLDSIG_OK;
   return doc;
+}
+
+xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
+                   size_t err_cap) {
+  return parse(xml, len, 1, st, err, err_cap);
+}
+
+xmlDocPtr xd_parse_canonical(const uint8_t *xml, size_t len) {
+  gostx_xmldsig_status st;
+  return parse(xml, len, 2, &st, NULL, 0);
 }
 
 /* The Id of element n: Id, ID, id (no namespace) or wsu:Id; NULL if none.

@@ -31,6 +31,16 @@
  * with *st set when refused. */
 xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
                    size_t err_cap);
+/* The same for canonical octets made from a document xd_parse took (the
+ * SMEV transform's input): c14n may write on an element the declarations
+ * in scope besides its own attributes, so twice the attributes and
+ * declarations are taken. */
+xmlDocPtr xd_parse_canonical(const uint8_t *xml, size_t len);
+
+/* A namespace error of libxml2's (e's domain XML_FROM_NAMESPACE) as one
+ * line naming it into out[cap]. */
+struct _xmlError;
+void xd_ns_error(const struct _xmlError *e, char *out, size_t cap);
 
 /* Every element's Id (Id, ID, id, wsu:Id) checked unique:
  * GOSTX_XMLDSIG_DUPLICATE_ID naming it otherwise. *found: the element
@@ -180,6 +190,29 @@ int xd_sign_info(xmlDocPtr doc, const xd_parts *p, const gostx_xmldsig_sign_opts
 gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key,
                                   char *err, size_t cap);
 
+/* The scan of a document's bytes ahead of libxml2 (scan.c): the limits of
+ * xmldsig.h (attributes and declarations in scope times scale, depth,
+ * names; max_nodes nodes, 0 none), DOCTYPEs and encodings that are not
+ * ASCII-compatible refused before libxml2 reads a byte of them. Fed in
+ * any pieces. */
+typedef struct xd_scan {
+  int state, quote, prev1, prev2, text, root, match;
+  const char *want; /* the <! construct being matched */
+  size_t pos, nodes, max_nodes;
+  unsigned depth, attrs, name_len, ns_scope, max_attrs, max_ns;
+  unsigned short ns_open[GOSTX_XMLDSIG_MAX_DEPTH + 1]; /* declarations per open element */
+  char elem[65]; /* the element's name (its first 64 bytes) */
+  char attr[7];  /* the attribute's (its first 6) */
+  int decl_len;  /* the XML declaration's bytes in decl; -1 past it */
+  char decl[256];
+  gostx_xmldsig_status st; /* nonzero: refused, why says why */
+  char why[200];
+} xd_scan;
+void xd_scan_init(xd_scan *s, size_t max_nodes, unsigned scale);
+/* 0, or -1 refused (xd_scan_status) */
+int xd_scan_feed(xd_scan *s, const uint8_t *p, size_t n);
+gostx_xmldsig_status xd_scan_status(const xd_scan *s, char *err, size_t cap);
+
 /* The streaming paths' document (stream_in.c): a reader over io->read
  * with nothing fetched, no entity substituted and a DOCTYPE refused before
  * the parser reads it (the bytes before the root are scanned as they
@@ -189,9 +222,9 @@ gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o, const gostx_
 typedef struct xd_stream {
   const gostx_xmldsig_io *io;
   struct _xmlTextReader *r;
-  int scan, prev2, prev1; /* the scan before the root */
-  size_t pos;
-  int dtd, enc, io_err, xml_err;
+  xd_scan scan; /* every byte, before the reader has it */
+  int dtd, io_err, xml_err;
+  char ns_err[160]; /* a namespace error met, named (xd_ns_error) */
 } xd_stream;
 int xd_stream_open(xd_stream *s, const gostx_xmldsig_io *io);
 /* The next node (skip 1: past the current one's subtree): 1, 0 at the

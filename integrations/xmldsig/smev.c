@@ -4,7 +4,7 @@
  * with no XML declaration, processing instruction or comment; no text node
  * of only characters <= U+0020; no empty-element tag; every namespace
  * prefix replaced by a generated one (ns1, ns2, ... in the order they are
- * first needed in the fragment), declared on the element that first needs
+ * first needed in the fragment; xml:lang and xml:space keep xml), declared on the element that first needs
  * it in its scope, declarations not needed dropped; attributes sorted,
  * qualified ones first by namespace URI then local name, then the
  * unqualified by local name; an element's own declaration before those its
@@ -117,6 +117,11 @@ static void prefixed(smev *s, unsigned p, const xmlChar *name) {
   put(s, (const char *)name);
 }
 
+/* xml:lang and xml:space keep their prefix, bound by definition: a
+ * declaration binding another prefix to the xml namespace is forbidden
+ * (Namespaces in XML 1.0, 3), and the recommendations' writer refuses it. */
+static int xml_ns(xmlAttrPtr a) { return a->ns && xmlStrEqual(a->ns->href, XML_XML_NAMESPACE); }
+
 static int cmp_attr(const void *pa, const void *pb) {
   xmlAttrPtr a = *(xmlAttrPtr const *)pa, b = *(xmlAttrPtr const *)pb;
   if (!a->ns != !b->ns) return a->ns ? -1 : 1; /* the qualified first */
@@ -163,11 +168,13 @@ static void element(smev *s, xmlNodePtr e, int depth) {
   prefixed(s, p, e->name);
   if (fresh) declare(s, uri);
   for (size_t i = 0; i < na; i++)
-    if (attrs[i]->ns && !lookup(s, attrs[i]->ns->href)) declare(s, attrs[i]->ns->href);
+    if (attrs[i]->ns && !xml_ns(attrs[i]) && !lookup(s, attrs[i]->ns->href))
+      declare(s, attrs[i]->ns->href);
   for (size_t i = 0; i < na; i++) {
     xmlChar *v = xmlNodeListGetString(e->doc, attrs[i]->children, 1);
-    put(s, " ");
-    prefixed(s, attrs[i]->ns ? lookup(s, attrs[i]->ns->href) : 0, attrs[i]->name);
+    put(s, xml_ns(attrs[i]) ? " xml:" : " ");
+    prefixed(s, attrs[i]->ns && !xml_ns(attrs[i]) ? lookup(s, attrs[i]->ns->href) : 0,
+             attrs[i]->name);
     put(s, "=\"");
     attr_value(s, v ? v : (const xmlChar *)"");
     put(s, "\"");
@@ -183,8 +190,7 @@ static void element(smev *s, xmlNodePtr e, int depth) {
 }
 
 int xd_smev(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len) {
-  gostx_xmldsig_status st;
-  xmlDocPtr doc = xd_parse(in, len, &st, NULL, 0);
+  xmlDocPtr doc = xd_parse_canonical(in, len);
   if (!doc) return -1;
   smev *s = calloc(1, sizeof *s);
   xd_sink k;

@@ -2,68 +2,37 @@
  * caller's read callback, as safe as xd_parse (doc.c): nothing fetched, no
  * entity substituted, and a DOCTYPE refused before the parser reads a
  * declaration of it. The reader has no hook where xd_parse stops the
- * parser (its SAX internalSubset), so the bytes before the root element
- * are scanned as they pass to it: a "<!" there that does not open a
- * comment stops the read. A NUL or a UTF-16/UCS-4/EBCDIC start would hide
- * the markup from that scan, so such documents are refused here. */
+ * parser (its SAX internalSubset), so every byte is scanned (scan.c) as it
+ * passes to it: a "<!" before the root that does not open a comment stops
+ * the read, as do the limits on attributes, depth and names, and the
+ * encodings that would hide markup from the scan. */
 #include <string.h>
 
 #include <libxml/xmlreader.h>
 
 #include "internal.h"
 
-enum { P_TEXT, P_LT, P_BANG, P_BANG_DASH, P_COMMENT, P_PI, P_DONE };
-
-/* One byte before the root: the scan's next state. */
-static int scan(xd_stream *s, int c) {
-  if (c == 0) return s->enc = 1, -1;
-  int st = s->scan;
-  switch (st) {
-  case P_TEXT:
-    if (s->pos == 0 && (c == 0xFE || c == 0xFF || c == 0x4C)) return s->enc = 1, -1;
-    st = c == '<' ? P_LT : P_TEXT; /* a UTF-8 BOM or stray bytes: the parser judges */
-    break;
-  case P_LT: st = c == '?' ? P_PI : c == '!' ? P_BANG : P_DONE; break;
-  case P_BANG:
-    if (c != '-') return s->dtd = 1, -1; /* <!DOCTYPE (or any other declaration) */
-    st = P_BANG_DASH;
-    break;
-  case P_BANG_DASH:
-    if (c != '-') return s->dtd = 1, -1;
-    st = P_COMMENT, s->prev1 = s->prev2 = 0;
-    break;
-  case P_COMMENT:
-    if (c == '>' && s->prev1 == '-' && s->prev2 == '-') st = P_TEXT;
-    break;
-  case P_PI:
-    if (c == '>' && s->prev1 == '?') st = P_TEXT;
-    break;
-  }
-  s->prev2 = s->prev1, s->prev1 = c;
-  s->scan = st;
-  s->pos++;
-  return 0;
-}
-
 static int io_read(void *ctx, char *buf, int len) {
   xd_stream *s = ctx;
-  if (s->dtd || s->enc || s->io_err) return -1;
+  if (s->scan.st || s->io_err) return -1;
   long n = s->io->read(s->io->read_ctx, (uint8_t *)buf, (size_t)len);
   if (n < 0 || n > len) return s->io_err = 1, -1;
-  for (long i = 0; i < n && s->scan != P_DONE; i++)
-    if (scan(s, (uint8_t)buf[i])) return -1;
-  return (int)n;
+  return xd_scan_feed(&s->scan, (const uint8_t *)buf, (size_t)n) ? -1 : (int)n;
 }
 
-/* libxml2's errors go nowhere; the first one's code names the refusal. */
+/* libxml2's errors go nowhere; the first one's code names the refusal. A
+ * namespace error does not stop the reader: noted, xd_stream_next stops. */
 static void quiet(void *arg, xmlErrorPtr e) {
   xd_stream *s = arg;
   if (!s->xml_err && e && e->level >= XML_ERR_ERROR) s->xml_err = e->code ? e->code : -1;
+  if (!s->ns_err[0] && e && e->domain == XML_FROM_NAMESPACE && e->level >= XML_ERR_ERROR)
+    xd_ns_error(e, s->ns_err, sizeof s->ns_err);
 }
 
 int xd_stream_open(xd_stream *s, const gostx_xmldsig_io *io) {
   memset(s, 0, sizeof *s);
   s->io = io;
+  xd_scan_init(&s->scan, 0, 1); /* nodes unbounded: the reader keeps few */
   /* as xd_parse: NONET, no NOENT, no DTDLOAD, no HUGE (libxml2's limits stay) */
   int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
   s->r = xmlReaderForIO(io_read, NULL, s, NULL, NULL, opts);
@@ -78,16 +47,18 @@ int xd_stream_next(xd_stream *s, int skip) {
     s->dtd = 1; /* not reached past the scan; kept should the scan miss one */
     return -1;
   }
+  if (s->ns_err[0]) return -1;
   return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 
 gostx_xmldsig_status xd_stream_status(const xd_stream *s, char *err, size_t cap) {
+  if (s->scan.st) return xd_scan_status(&s->scan, err, cap);
   if (s->dtd) {
     xd_err(err, cap, "a DOCTYPE (DTDs and entities are refused)");
     return GOSTX_XMLDSIG_DTD;
   }
-  if (s->enc) {
-    xd_err(err, cap, "streamed documents are UTF-8 or another ASCII-compatible encoding");
+  if (s->ns_err[0]) {
+    xd_err(err, cap, "%s", s->ns_err);
     return GOSTX_XMLDSIG_MALFORMED;
   }
   if (s->io_err) {

@@ -15,9 +15,21 @@
 extern "C" {
 #endif
 
-/* The largest document read (bytes); libxml2's own limits bound the depth
- * (256 elements) and every name and text node. */
+/* The largest document read (bytes), and what a document may hold, checked
+ * by a linear scan of its bytes before libxml2 parses them (streamed
+ * documents too, but for the nodes): libxml2 2.9's parser and C14N spend
+ * time quadratic in the attributes of one element, so those are few (more
+ * than real documents carry; Santuario's limit is 10,000), as are the
+ * namespace declarations in scope (inclusive c14n writes them all on the
+ * element it starts at); the nesting is libxml2's own limit; a document
+ * read whole holds at most MAX_NODES elements, attributes, text nodes,
+ * comments and PIs. */
 #define GOSTX_XMLDSIG_MAX_SIZE (64u << 20)
+#define GOSTX_XMLDSIG_MAX_ATTRS 256 /* on one element, namespace declarations included */
+#define GOSTX_XMLDSIG_MAX_NS 256    /* namespace declarations in scope at once */
+#define GOSTX_XMLDSIG_MAX_DEPTH 256 /* elements nested */
+#define GOSTX_XMLDSIG_MAX_NAME 1024 /* bytes of an element's or attribute's name */
+#define GOSTX_XMLDSIG_MAX_NODES (8u << 20)
 /* The most References in one SignedInfo, and Transforms in one Reference. */
 #define GOSTX_XMLDSIG_MAX_REFS 16
 #define GOSTX_XMLDSIG_MAX_TRANSFORMS 4
@@ -28,7 +40,7 @@ extern "C" {
 typedef enum gostx_xmldsig_status {
   GOSTX_XMLDSIG_OK = 0,
   GOSTX_XMLDSIG_MALFORMED,        /* not well-formed XML, or not XMLDSig's structure */
-  GOSTX_XMLDSIG_TOO_LARGE,        /* over GOSTX_XMLDSIG_MAX_SIZE, or past a parser limit */
+  GOSTX_XMLDSIG_TOO_LARGE,        /* over GOSTX_XMLDSIG_MAX_SIZE, or past a limit above */
   GOSTX_XMLDSIG_DTD,              /* a DOCTYPE (DTDs, entities): refused, never read */
   GOSTX_XMLDSIG_NO_SIGNATURE,     /* no ds:Signature */
   /* two Signatures that overlap: one a copy of another (the same

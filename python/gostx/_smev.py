@@ -15,6 +15,7 @@ _ALWAYS = {"&": "&amp;", "<": "&lt;", "\r": "&#xd;",
            **{chr(c): f"&#x{c:x};" for c in range(0x7F, 0xA0)}}
 _ATTR = {"&": "&amp;", "<": "&lt;", '"': "&quot;", "\r": "&#xd;", "\t": "&#x9;", "\n": "&#xa;"}
 _MAX_DEPTH = 256
+_XML = "http://www.w3.org/XML/1998/namespace"
 
 
 def _escape(s, table):
@@ -92,11 +93,14 @@ class _Writer:
         if fresh:
             self.declare(uri)
         for auri, _, _ in attrs:
-            if auri and not self.lookup(auri):
+            if auri and auri != _XML and not self.lookup(auri):
                 self.declare(auri)
         for auri, alocal, v in attrs:
-            self.out.append(f' {self.name(self.lookup(auri) if auri else 0, alocal)}="'
-                            f'{_escape(v, _ATTR)}"')
+            # xml:lang, xml:space keep their prefix: binding another to the
+            # xml namespace is forbidden (as smev.c)
+            qname = "xml:" + alocal if auri == _XML else \
+                self.name(self.lookup(auri) if auri else 0, alocal)
+            self.out.append(f' {qname}="{_escape(v, _ATTR)}"')
         self.out.append(">")
         self.text(e.text)
         for c in e:

@@ -39,6 +39,7 @@ X509V3 = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-pro
 BASE64 = ("http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0"
           "#Base64Binary")
 SOAP = ("http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/soap-envelope")
+_XML_NS = "http://www.w3.org/XML/1998/namespace"
 _CP = "urn:ietf:params:xml:ns:cpxmlsec:algorithms:"
 _MORE = "http://www.w3.org/2001/04/xmldsig-more#"
 MAX_SIZE = 64 << 20  # as GOSTX_XMLDSIG_MAX_SIZE
@@ -158,17 +159,40 @@ def _detached(sig):
     return restore
 
 
+def _inherited_xml_attrs(el):
+    """el given, for a while, its ancestors' xml:* attributes (the nearest of
+    each name) that it lacks: Canonical XML 1.0 writes them on the apex of a
+    subtree (its section 2.4, as libxml2 does for gostx xml), lxml's c14n of
+    an element leaves them out. A restore function."""
+    added = []
+    for a in el.iterancestors():
+        for k, v in a.attrib.items():
+            if k.startswith("{%s}" % _XML_NS) and k not in el.attrib:
+                el.set(k, v)
+                added.append(k)
+
+    def restore():
+        for k in added:
+            del el.attrib[k]
+    return restore
+
+
 def _canonical(target, sig, t):
     """target's octets as the transforms t say (dict: enveloped, exclusive,
     comments, prefixes, smev)."""
     whole = isinstance(target, etree._ElementTree)  # URI="": every node is inside
     inside = sig is not None and (whole or any(a is target for a in sig.iterancestors()))
     restore = _detached(sig) if t["enveloped"] and inside else None
+    inherit = None if whole or t["exclusive"] else _inherited_xml_attrs(target)
     try:
         octets = etree.tostring(target, method="c14n", exclusive=t["exclusive"],
                                 with_comments=t["comments"],
                                 inclusive_ns_prefixes=t["prefixes"] if t["exclusive"] else None)
+    except etree.C14NError as e:  # a relative namespace URI, say: as gostx xml names it
+        raise XMLSignatureError("malformed", f"canonicalization failed ({e})") from None
     finally:
+        if inherit:
+            inherit()
         if restore:
             restore()
     try:
@@ -248,11 +272,17 @@ def _reference(root, ref):
     if not alg:
         raise XMLSignatureError("unsupported algorithm" if dm is not None else "malformed",
                                 f'Reference "{uri}": digest not taken')
-    digest = _b64(dv.text if dv is not None else None)
+    digest = _b64(_text(dv))
     if digest is None or len(digest) != (64 if alg == 64 else 32):
         raise XMLSignatureError("malformed", f'Reference "{uri}": a DigestValue of the wrong '
                                 "length or not base64")
     return uri, target, t, alg, digest
+
+
+def _text(el):
+    """el's text as gostx xml reads it: every text node below it, a comment
+    or PI between them left out (lxml's .text stops at the first)."""
+    return el.xpath("string()") if el is not None else None
 
 
 def _b64(text):
@@ -306,7 +336,7 @@ def _key_info(root, sig):
     certs, ki = [], _child(sig, "KeyInfo")
     for c in (ki if ki is not None else []):
         if _is(c, DS, "X509Data"):
-            certs += [_cert(x.text, "KeyInfo") for x in c if _is(x, DS, "X509Certificate")]
+            certs += [_cert(_text(x), "KeyInfo") for x in c if _is(x, DS, "X509Certificate")]
         elif _is(c, WSSE, "SecurityTokenReference"):
             for r in (r for r in c if _is(r, WSSE, "Reference")):
                 uri = r.get("URI") or ""
@@ -319,7 +349,7 @@ def _key_info(root, sig):
                         raise XMLSignatureError("no certificate", f"BinarySecurityToken of {name} "
                                                 f"{tok.get(name)[:200]}: an X.509v3 certificate "
                                                 "in base64 is taken")
-                certs.append(_cert(tok.text, "BinarySecurityToken"))
+                certs.append(_cert(_text(tok), "BinarySecurityToken"))
         if len(certs) > 8:
             raise XMLSignatureError("malformed", "KeyInfo: more than 8 certificates")
     if not certs:
@@ -334,7 +364,7 @@ def _check_value(sig, si, c14n, method, leaf):
         raise XMLSignatureError("key mismatch",
                                 "the certificate's key is not of SignatureMethod's algorithm")
     sv = _child(sig, "SignatureValue")
-    value = _b64(sv.text if sv is not None else None)
+    value = _b64(_text(sv))
     if value is None or len(value) != 2 * size:
         raise XMLSignatureError("malformed",
                                 f"SignatureValue missing, not base64 or not {2 * size} bytes")

@@ -402,3 +402,60 @@ def test_with_comments_by_id_or_whole(pki, case):
                 xmldsig.verify(xp, cafile=ca)
             rc, _, err = pki.cli_verify(xp, ca)
             assert rc == 1 and "XPointer is refused" in err
+
+
+def test_inclusive_c14n_inherits_xml_attrs(pki):
+    """Canonical XML 1.0 of an element writes its ancestors' xml:lang (and
+    the other xml:* attributes) on it, as libxml2 does (C14N 1.0, 2.4): the
+    Reference's octets and SignedInfo's, under a root carrying xml:lang."""
+    key, cert, ca = pki.a
+    doc = DOC.replace(b'<root xmlns="urn:a"', b'<root xmlns="urn:a" xml:lang="ru" xml:space="keep"')
+    doc = doc.replace(b'<b:data Id="d1">', b'<b:data Id="d1" xml:space="default">')
+    by_cli = pki.cli_sign(doc, "-c14n", "-ref", "d1", "-key", "a.key", "-cert", "a.pem")
+    rc, out, err = pki.cli_verify(by_cli, ca)
+    assert rc == 0, err
+    assert b'xml:lang="ru" xml:space="default"' in out  # the nearest xml:space
+    assert xmldsig.verify(by_cli, cafile=ca)[0].octets == out
+    by_py = xmldsig.sign(doc, key, cert, ref="d1", inclusive=True)
+    rc, out2, err = pki.cli_verify(by_py, ca)
+    assert rc == 0 and out2 == out, err
+    assert b'xml:lang' not in by_py.split(b"<b:data", 1)[1].split(b">", 1)[0]  # put back
+
+
+def test_comment_inside_base64(pki):
+    """A comment inside SignatureValue or DigestValue splits the text, as
+    gostx xml reads it (every text node), not its end."""
+    key, cert, ca = pki.a
+    signed = xmldsig.sign(DOC, key, cert, ref="d1")
+    for tag in (b"SignatureValue", b"DigestValue"):
+        m = re.search(b"<ds:" + tag + b">([^<]*)<", signed)
+        v = m.group(1)
+        split = signed[:m.start(1)] + v[:8] + b"<!-- x -->" + v[8:] + signed[m.end(1):]
+        assert pki.cli_verify(split, ca)[0] == 0
+        assert xmldsig.verify(split, cafile=ca)[0].octets == pki.cli_verify(split, ca)[1]
+
+
+def test_c14n_error_is_named(pki):
+    """libxml2's C14N refuses a relative namespace URI: an XMLSignatureError
+    ("malformed"), as gostx xml refuses it, never lxml's C14NError."""
+    key, cert, ca = pki.a
+    signed = xmldsig.sign(DOC, key, cert, ref="d1")
+    rel = signed.replace(b'<b:data Id="d1">', b'<b:data xmlns:r="relative" Id="d1">')
+    rc, _, err = pki.cli_verify(rel, ca)
+    assert rc == 1 and "malformed" in err, err
+    with pytest.raises(XMLSignatureError, match="malformed: canonicalization failed"):
+        xmldsig.verify(rel, cafile=ca)
+    with pytest.raises(XMLSignatureError, match="malformed: canonicalization failed"):
+        xmldsig.sign(DOC.replace(b'<b:data ', b'<b:data xmlns:r="relative" '), key, cert, ref="d1")
+
+
+def test_smev_transform_keeps_xml_prefix(pki):
+    """xml:lang under the SMEV transform keeps its prefix (binding ns2 to the
+    xml namespace is forbidden): the same octets from C and Python."""
+    key, cert, ca = pki.a
+    doc = SMEV.replace(b'Id="req"', b'Id="req" xml:lang="ru"')
+    by_py = xmldsig.sign(doc, key, cert, ref="req", smev=True)
+    rc, out, err = pki.cli_verify(by_py, ca)
+    assert rc == 0, err
+    assert b' xml:lang="ru"' in out and b"XML/1998/namespace" not in out
+    assert xmldsig.verify(by_py, cafile=ca)[0].octets == out

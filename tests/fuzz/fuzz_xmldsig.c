@@ -1,5 +1,6 @@
 /* libFuzzer harness: the XML door of libgostx-xmldsig (integrations/
- * xmldsig, over libxml2): the safe parse, the Id index, SignedInfo's
+ * xmldsig, over libxml2): the scan ahead of the parse (limits, encodings),
+ * the safe parse, the Id index, SignedInfo's
  * reading, the transforms (C14N, the SMEV transform) of each Reference, KeyInfo's
  * certificates, the signature check. The trust store is empty, so no input
  * can verify: every input must be refused by a named status.
@@ -7,7 +8,8 @@
  * Input: the bytes of an XML document. The seeds are signed documents
  * `gostx xml sign` wrote (the whole document, an element by Id, c14n 1.0,
  * the SMEV transform, -enveloping, -detached, -wsse with its
- * BinarySecurityToken, -enveloping -stream) and a DOCTYPE.
+ * BinarySecurityToken, -enveloping -stream), a DOCTYPE, and a declared
+ * encoding whose name holds a newline (once a two-line reason).
  *
  * The same bytes go through the streaming verifier too
  * (gostx_xmldsig_verify_stream: the prolog's DOCTYPE scan, the small tree of

@@ -487,6 +487,11 @@ public class XmlDsigGost {
       if (holder == null) {
         holder = d.createElementNS(target.getNamespaceURI(), "CallerSignature");
         holder.setPrefix(target.getPrefix());
+        // declared on it: the serializer adds no declaration, and the
+        // prefix may be the target's own (a document not namespace-well-formed)
+        if (target.getPrefix() != null)
+          holder.setAttributeNS("http://www.w3.org/2000/xmlns/", "xmlns:" + target.getPrefix(),
+                                target.getNamespaceURI());
         target.getParentNode().insertBefore(holder, target.getNextSibling());
       }
       holder.appendChild(sig.getElement());
