@@ -158,7 +158,8 @@ refused 1 "warning: --psk-file $T/open.psk has mode 0644.*used because of --inse
 grep -q "connect to 127.0.0.1:9" "$T/err" && ok || bad "--insecure-key-file: $(cat "$T/err")"
 # the listening address taken: exit 1, naming it
 python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" 2>/dev/null &
+from gostx_test_time import bound
+print(s.getsockname()[1], flush=True); time.sleep(bound(30))' >"$T/port" 2>/dev/null &
 holder=$!
 for _ in $(seq $(bound 100)); do [ -s "$T/port" ] && break; sleep 0.05; done
 refused 1 "listen 127.0.0.1:$(cat "$T/port"): Address already in use" \
@@ -354,9 +355,10 @@ if tls_start ress tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")
     --servername localhost --threads 1; then
   for i in 1 2 3; do
     got=$(timeout 20 python3 -c 'import socket, sys
+from gostx_test_time import bound
 line = b"through connect, again\n"
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
-s.settimeout(10)
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), bound(10))
+s.settimeout(bound(10))
 s.sendall(line)
 s.shutdown(socket.SHUT_WR)
 got = b""
@@ -383,9 +385,10 @@ if tls_start v12s tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")
   tls_start v12c tls connect "${L[@]}" --upstream "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
     --servername localhost --threads 1 --version 1.2; then
   got=$(timeout 20 python3 -c 'import socket, sys
+from gostx_test_time import bound
 line = b"hello through connect and serve, TLS 1.2\n"
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
-s.settimeout(10)
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), bound(10))
+s.settimeout(bound(10))
 s.sendall(line)
 got = b""
 while len(got) < len(line):
