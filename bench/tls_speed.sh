@@ -43,7 +43,7 @@
 # download of the rows also through that binary's serve and client, by
 # turns with ours (before/after in one run, the same load).
 # The resumed rows fail the run (exit 1) when under 95 % of their
-# handshakes resumed.
+# handshakes that offered a session (all but each thread's first) resumed.
 # Needs a build (the README's `make build`: build/gostx and
 # build/bench/tls_hs_load beside this folder, whatever the current folder;
 # BUILD=DIR or GOSTX=BINARY for another, relative to the current folder),

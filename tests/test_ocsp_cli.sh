@@ -54,9 +54,10 @@ check "Streebog-512 CertIDs, -CAfile" [ "$rc:$(statuses gost512.out)" = "0:$want
 # garbage, HTTP refusals and GET, through Python's http.client
 cat > http_probe.py <<'PY'
 import base64, http.client, sys, urllib.parse
+from gostx_test_time import bound
 host, port = "127.0.0.1", int(sys.argv[1])
 def post(body, ctype="application/ocsp-request"):
-    c = http.client.HTTPConnection(host, port, timeout=10)
+    c = http.client.HTTPConnection(host, port, timeout=bound(10))
     c.request("POST", "/", body, {"Content-Type": ctype})
     r = c.getresponse(); return r.status, r.read()
 st, body = post(b"garbage")
@@ -65,15 +66,15 @@ st, body = post(b"\x30\x80" + b"\x00" * 50)
 print("indefinite", st, body.hex())
 st, body = post(b"x" * 70000)
 print("oversized", st)
-c = http.client.HTTPConnection(host, port, timeout=10)
+c = http.client.HTTPConnection(host, port, timeout=bound(10))
 c.request("PUT", "/", b"x")
 print("put", c.getresponse().status)
 req = open("req.der", "rb").read()
-c = http.client.HTTPConnection(host, port, timeout=10)
+c = http.client.HTTPConnection(host, port, timeout=bound(10))
 c.request("GET", "/" + urllib.parse.quote(base64.b64encode(req).decode(), safe=""))
 r = c.getresponse(); open("get.der", "wb").write(r.read()); print("get", r.status)
 # two requests on one connection (keep-alive)
-c = http.client.HTTPConnection(host, port, timeout=10)
+c = http.client.HTTPConnection(host, port, timeout=bound(10))
 for i in range(2):
     c.request("POST", "/", req, {"Content-Type": "application/ocsp-request"})
     r = c.getresponse(); open("ka%d.der" % i, "wb").write(r.read())
@@ -101,6 +102,7 @@ kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null
 start_responder -threads 1
 cat > slow_peers.py <<'PY'
 import socket, subprocess, sys
+from gostx_test_time import bound
 port, gostx = int(sys.argv[1]), sys.argv[2]
 req = open("req.der", "rb").read()
 head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ocsp-request\r\nContent-Length: %d\r\n\r\n" % len(req)
@@ -113,10 +115,10 @@ def reply(s):
     while len(body) < n:
         body += s.recv(65536)
     return h.split(b" ")[1]
-silent = socket.create_connection(("127.0.0.1", port), timeout=10)
-half = socket.create_connection(("127.0.0.1", port), timeout=10)
+silent = socket.create_connection(("127.0.0.1", port), timeout=bound(10))
+half = socket.create_connection(("127.0.0.1", port), timeout=bound(10))
 half.sendall(head[:20])
-kept = socket.create_connection(("127.0.0.1", port), timeout=10)
+kept = socket.create_connection(("127.0.0.1", port), timeout=bound(10))
 kept.sendall(head + req)
 print("kept", reply(kept).decode())
 r = subprocess.run([gostx, "ocsp", "-issuer", "ca.pem", "-cert", "leaf1.pem", "-url",
@@ -143,14 +145,15 @@ if [ -e "$fail_lib" ] && ! grep -qa __asan_init "$G"; then
   touch oom.flag
   cat > oom_peers.py <<'PY'
 import socket, sys
+from gostx_test_time import bound
 port = int(sys.argv[1])
 req = open("req.der", "rb").read()
 head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ocsp-request\r\nContent-Length: %d\r\n\r\n" % len(req)
-half = socket.create_connection(("127.0.0.1", port), timeout=10)
+half = socket.create_connection(("127.0.0.1", port), timeout=bound(10))
 half.sendall(head[:20])
 print("half", "dropped" if half.recv(100) == b"" else "answered")
 try:
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = socket.create_connection(("127.0.0.1", port), timeout=bound(10))
     s.sendall(head + req)
     print("next", s.recv(100).split(b" ")[1].decode())
 except OSError as e:

@@ -58,12 +58,13 @@ cp "$T/send" "$T/want.echo"
 # the connection closed at CLOSE (as s_server -rev does).
 cat >"$T/rev.py" <<'EOF'
 import socket, sys, threading
+from gostx_test_time import bound
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.listen(64)
 print(s.getsockname()[1], flush=True)
 def serve(c):
-    c.settimeout(30)
+    c.settimeout(bound(30))
     f = c.makefile("rb")
     try:
         for line in f:

@@ -158,7 +158,8 @@ refused 1 "warning: --psk-file $T/open.psk has mode 0644.*used because of --inse
 grep -q "connect to 127.0.0.1:9" "$T/err" && ok || bad "--insecure-key-file: $(cat "$T/err")"
 # the listening address taken: exit 1, naming it
 python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" 2>/dev/null &
+from gostx_test_time import bound
+print(s.getsockname()[1], flush=True); time.sleep(bound(30))' >"$T/port" 2>/dev/null &
 holder=$!
 for _ in $(seq $(bound 100)); do [ -s "$T/port" ] && break; sleep 0.05; done
 refused 1 "listen 127.0.0.1:$(cat "$T/port"): Address already in use" \
@@ -354,9 +355,10 @@ if tls_start ress tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")
     --servername localhost --threads 1; then
   for i in 1 2 3; do
     got=$(timeout 20 python3 -c 'import socket, sys
+from gostx_test_time import bound
 line = b"through connect, again\n"
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
-s.settimeout(10)
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), bound(10))
+s.settimeout(bound(10))
 s.sendall(line)
 s.shutdown(socket.SHUT_WR)
 got = b""
@@ -383,9 +385,10 @@ if tls_start v12s tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")
   tls_start v12c tls connect "${L[@]}" --upstream "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
     --servername localhost --threads 1 --version 1.2; then
   got=$(timeout 20 python3 -c 'import socket, sys
+from gostx_test_time import bound
 line = b"hello through connect and serve, TLS 1.2\n"
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
-s.settimeout(10)
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), bound(10))
+s.settimeout(bound(10))
 s.sendall(line)
 got = b""
 while len(got) < len(line):
@@ -399,9 +402,11 @@ else
   bad "serve/connect --version 1.2 did not start"
 fi
 # bench/tls_hs_load's resumed rows (tls_speed.sh): each thread resumes with
-# its last connection's ticket, so nearly all resume; a server that sends
-# no tickets fails the row loudly (exit 1, under 95 %) instead of
-# measuring full handshakes under the name of resumed ones
+# its last connection's ticket, so all but each thread's first resume; a
+# server that sends no tickets fails the row loudly (exit 1) instead of
+# measuring full handshakes under the name of resumed ones. A count of
+# handshakes, not a time: under ASan on a loaded machine few fit in any
+# fixed window, and what is checked is the share, not the rate.
 LOAD=$(dirname "$G")/bench/tls_hs_load
 for tickets in yes no; do
   [ -x "$LOAD" ] || break
@@ -409,17 +414,17 @@ for tickets in yes no; do
   [ $tickets = no ] && targs=(--no-tickets)
   if tls_start hs tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
     --threads 1 "${targs[@]}"; then
-    timeout 20 "$LOAD" 127.0.0.1 "$PORT" 0.5 2 KUZNYECHIK_MGM_L GC256A resume "$PKI/ca.pem" \
+    timeout 20 "$LOAD" 127.0.0.1 "$PORT" count:12 2 KUZNYECHIK_MGM_L GC256A resume "$PKI/ca.pem" \
       >"$T/hs.out" 2>"$T/hs.err"
     hrc=$?
     kill "$PID"
     wait "$PID" 2>/dev/null
     read -r _ hs _ _ _ _ _ resumed <"$T/hs.out"
     if [ $tickets = yes ]; then
-      [ $hrc = 0 ] && [ "${hs:-0}" -gt 10 ] && [ $((resumed * 100)) -ge $((hs * 95)) ] && ok ||
+      [ $hrc = 0 ] && [ "$hs" = 24 ] && [ $((resumed * 100)) -ge $((22 * 95)) ] && ok ||
         bad "tls_hs_load resume (rc $hrc): $(cat "$T/hs.out" "$T/hs.err")"
     else
-      [ $hrc = 1 ] && grep -q "FAILED: 0 of [0-9]* handshakes resumed, under 95 %" "$T/hs.err" && ok ||
+      [ $hrc = 1 ] && grep -q "FAILED: 0 of 24 handshakes could resume: no ticket came" "$T/hs.err" && ok ||
         bad "tls_hs_load resume against serve --no-tickets (rc $hrc): $(cat "$T/hs.out" "$T/hs.err")"
     fi
   else

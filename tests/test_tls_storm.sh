@@ -33,11 +33,12 @@ rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 storm() {
   python3 - "$@" <<'EOF'
 import socket, sys, time
+from gostx_test_time import bound
 port, n, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 for i in range(0, n, 200):
     socks = []
     for _ in range(min(200, n - i)):
-        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s = socket.create_connection(("127.0.0.1", port), timeout=bound(5))
         if mode == "partial":
             s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
         socks.append(s)

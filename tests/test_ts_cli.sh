@@ -146,8 +146,9 @@ check "serve listens: $(cat serve.log)" test -n "$port"
 post() {
   python3 - "$port" "$1" "$2" "${3:-application/timestamp-query}" "${4:-POST}" <<'EOF'
 import http.client, sys
+from gostx_test_time import bound
 port, inp, out, ctype, method = sys.argv[1:6]
-c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=20)
+c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=bound(20))
 c.request(method, "/", body=open(inp, "rb").read(), headers={"Content-Type": ctype})
 r = c.getresponse()
 open(out, "wb").write(r.read())

@@ -26,7 +26,12 @@ import textwrap
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TIMEOUT_S = 20  # one gostx run; the denial-of-service cases must end well within it
+sys.path.append(str(HERE.parent / "support"))
+from gostx_test_time import bound  # noqa: E402 (the waits' scale, also when run by hand)
+
+# one gostx run (times the load scale); the denial-of-service cases must end
+# well within it
+TIMEOUT_S = bound(20)
 # Thousands of small files: on tmpfs when there is one (a disk's metadata
 # writes made the run 4 times slower)
 SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None

@@ -385,7 +385,8 @@ check "luks: wrong passphrase: nbdkit (daemon) exits non-zero with the reason" \
   exits_with_reason "$wrong_reason" -U "$tmp/wsock" -P "$tmp/wpid" --filter="$filter" \
   file "$ldisk" passphrase=+"$tmp/lwrong"
 # a daemon that did start (the check failed) is stopped, and its socket gone
-[ -s "$tmp/wpid" ] && kill "$(cat "$tmp/wpid")" && sleep 0.5
+[ -s "$tmp/wpid" ] && kill "$(cat "$tmp/wpid")" &&
+  for _ in $(seq $(bound 10)); do kill -0 "$(cat "$tmp/wpid")" 2>/dev/null || break; sleep 0.05; done
 rm -f "$tmp/wsock"
 check "luks: wrong passphrase: nbdkit -f exits non-zero with the reason" \
   exits_with_reason "$wrong_reason" -f -U "$tmp/wsock" --filter="$filter" file "$ldisk" \

@@ -18,6 +18,8 @@ OFFER:
 WAIT (a fourth argument): seconds to wait for the answer instead of 3"""
 import os
 import socket, struct, sys
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gostx_test_time import bound  # noqa: E402 (the waits' scale, also when run by hand)
 
 SA, KE, NONCE, NOTIFY = 33, 34, 40, 41
 IKE_SA_INIT, INITIATOR, RESPONSE = 34, 0x08, 0x20
@@ -92,7 +94,7 @@ def main():
     src, dst, kind = sys.argv[1:4]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((src, 500))
-    s.settimeout(float(sys.argv[4]) if len(sys.argv) > 4 else 3)
+    s.settimeout(bound(float(sys.argv[4]) if len(sys.argv) > 4 else 3))
     s.sendto(request(kind), (dst, 500))
     try:
         print(verdict(s.recvfrom(65535)[0]))

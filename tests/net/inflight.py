@@ -8,17 +8,19 @@ sends 64 KiB more, ends each with a half-close and reads to its end. With
 handshakes are under way whenever the event comes), each then treated as
 the first N. Every connection must get back exactly what it sent. Prints
 `complete K of M` (M: all it opened; for each one that failed, why);
-exits 0 when K == M. Gives up after --timeout seconds (default 60)."""
+exits 0 when K == M. Gives up after --timeout seconds (default 60), times the load scale."""
 import os
 import selectors
 import socket
 import sys
 import time
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gostx_test_time import bound  # noqa: E402 (the waits' scale, also when run by hand)
 
 
 class Conn:
     def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=bound(10))
         self.s.setblocking(False)
         self.sent = bytearray()
         self.out = bytearray()  # queued, not yet sent
@@ -65,7 +67,7 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     opt = lambda name, default: float(next((a[len(name) + 3:] for a in sys.argv[1:]
                                             if a.startswith(f"--{name}=")), default))
-    timeout, churn = opt("timeout", 60), int(opt("churn", 0))
+    timeout, churn = bound(opt("timeout", 60)), int(opt("churn", 0))
     port, n, ready, go = int(args[0]), int(args[1]), args[2], args[3]
     deadline = time.monotonic() + timeout
     conns = [Conn(port) for _ in range(n)]

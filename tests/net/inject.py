@@ -18,7 +18,9 @@ one size but the last, which may be shorter) as one UDP GSO send
 (UDP_SEGMENT), so that the receiver gets them as one coalesced buffer, with
 a bit of the ICV of the one at index --corrupt flipped.
 """
-import argparse, socket, struct, sys, time
+import argparse, os, socket, struct, sys, time
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gostx_test_time import bound  # noqa: E402 (the waits' scale, also when run by hand)
 
 ETH_P_IP = 0x0800
 SOL_UDP, UDP_SEGMENT = 17, 103  # linux/udp.h; Python has no names for them
@@ -109,7 +111,7 @@ def main():
         for k in order:
             out.sendto(pkts[k], (a.to, a.port))
             time.sleep(0.01)
-        time.sleep(0.2)  # the first copies opened before the second arrive
+        time.sleep(bound(0.2))  # the first copies opened before the second arrive
         for k in order:
             out.sendto(pkts[k], (a.to, a.port))
         print("reordered", len(pkts))
@@ -128,7 +130,7 @@ def main():
     out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     dst = (a.to, a.port)
     sent = {"replay": 0, "flip": 0, "truncated": 0, "spi": 0}
-    time.sleep(0.5)  # the originals delivered first
+    time.sleep(bound(0.5))  # the originals delivered first
     for p in caps:
         out.sendto(p, dst)  # exact replay
         sent["replay"] += 1

@@ -195,12 +195,13 @@ open(sys.argv[3], "wb").write(b"".join(out))
     # in random pieces, read back in pieces of 1 byte to 64 KiB
     timeout 120 python3 -c '
 import os, random, socket, sys, threading
+from gostx_test_time import bound
 bad = []
 def one(i):
     rnd = random.Random(i)
     data = os.urandom(rnd.choice([0, 1, 100, 16383, 16384, 16385, 100000, 1 << 20]))
     try:
-        c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=60)
+        c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=bound(60))
         off = 0
         while off < len(data):
             k = rnd.randint(1, 70000)

@@ -65,7 +65,7 @@ status() { ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3"
 start a $NA 10.232.0.1
 start b $NB 10.232.0.2
 
-if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping.log" 2>&1; then
+if ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) 10.232.0.2 >"$T/ping.log" 2>&1; then
   ok "ping through the tunnel"
 else
   bad "ping through the tunnel: $(tail -3 "$T/ping.log")"; cat "$T"/*.log; finish
@@ -73,18 +73,18 @@ fi
 
 # IP packets of the tunnel's MTU (1400 = 1372 + ICMP 8 + IP 20) and of 64
 # bytes, both ways; one byte more than the MTU is refused by the kernel
-ip netns exec $NA ping -c 3 -i 0.2 -W 2 -M do -s 1372 10.232.0.2 >"$T/ping.log" 2>&1 &&
+ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) -M do -s 1372 10.232.0.2 >"$T/ping.log" 2>&1 &&
   ok "1400-byte (MTU) pings through the tunnel" || bad "MTU-sized ping: $(tail -2 "$T/ping.log")"
-ip netns exec $NA ping -c 3 -i 0.2 -W 2 -M do -s 1373 10.232.0.2 >/dev/null 2>&1 &&
+ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) -M do -s 1373 10.232.0.2 >/dev/null 2>&1 &&
   bad "a 1401-byte packet went through a 1400-byte MTU" || ok "1401 bytes refused by the MTU"
-ip netns exec $NA ping -c 3 -i 0.2 -W 2 -s 36 10.232.0.2 >"$T/ping.log" 2>&1 &&
+ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) -s 36 10.232.0.2 >"$T/ping.log" 2>&1 &&
   ok "64-byte pings through the tunnel" || bad "64-byte ping: $(tail -2 "$T/ping.log")"
 
 # What goes on the wire: a ping's pattern is seen in the captured ESP
 # packets with the integrity-only transforms (*-mac-ktree: the inner packet
 # in clear, RFC 9227 4) and never with the others (encrypted)
 inject_bg "$T/clear.out" --count 3 --save "$T/clear" || bad "capture: not capturing"
-ip netns exec $NA ping -c 3 -i 0.2 -W 2 -p 5a17c0de5a17c0de 10.232.0.2 >/dev/null 2>&1
+ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) -p 5a17c0de5a17c0de 10.232.0.2 >/dev/null 2>&1
 wait $ipid || bad "capture: $(cat "$T/clear.out" "$T/inject.err")"
 seen=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().count(bytes.fromhex("5a17c0de5a17c0de")) > 0)' "$T/clear")
 case $TRANSFORM in
@@ -204,7 +204,7 @@ seq_before=$(out_seq a)
 kill -TERM $PID_a
 for _ in $(seq $(bound 50)); do kill -0 $PID_a 2>/dev/null || break; sleep 0.1; done
 start a $NA 10.232.0.1
-if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping2.log" 2>&1; then
+if ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) 10.232.0.2 >"$T/ping2.log" 2>&1; then
   ok "traffic resumes after restarting one side"
 else
   bad "no traffic after restart: $(tail -2 "$T/ping2.log")"
@@ -218,7 +218,7 @@ declare -A before after
 keys="rx_packets rx_replay rx_auth rx_malformed rx_spi"
 for k in $keys; do before[$k]=$(status $NB b $k); done
 inject_bg "$T/inject.out" --count 20 || bad "injector not capturing: $(cat "$T/inject.err")"
-ip netns exec $NA ping -c 30 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 &
+ip netns exec $NA ping -c 30 -i 0.1 -W $(bound 1) 10.232.0.2 >/dev/null 2>&1 &
 ppid=$!
 PIDS+=($ppid)
 wait $ipid || bad "injector: $(cat "$T/inject.err")"
@@ -249,7 +249,7 @@ d() { echo $((after[$1] - before[$1])); }
 # packets captured while it was down (new to it) are accepted out of order,
 # each once
 inject_bg "$T/capture.out" --count 10 --save "$T/captured" || bad "capture: not capturing"
-ip netns exec $NA ping -c 25 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 &
+ip netns exec $NA ping -c 25 -i 0.1 -W $(bound 1) 10.232.0.2 >/dev/null 2>&1 &
 ppid=$!
 PIDS+=($ppid)
 wait $ipid || bad "capture: $(cat "$T/capture.out" "$T/inject.err")"
@@ -257,7 +257,7 @@ wait $ppid
 kill -TERM $PID_b # a clean stop: B saves its window's top as it is
 for _ in $(seq $(bound 50)); do kill -0 $PID_b 2>/dev/null || break; sleep 0.1; done
 inject_bg "$T/capture.out" --count 10 --save "$T/unseen" || bad "capture (B down): not capturing"
-ip netns exec $NA ping -c 15 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 & # unanswered: B is down
+ip netns exec $NA ping -c 15 -i 0.1 -W $(bound 1) 10.232.0.2 >/dev/null 2>&1 & # unanswered: B is down
 ppid=$!
 PIDS+=($ppid)
 wait $ipid || bad "capture (B down): $(cat "$T/capture.out" "$T/inject.err")"
@@ -276,7 +276,7 @@ rx_counted $NB b 30 || true
   [ "$(status $NB b rx_auth)" = 0 ] &&
   ok "10 new packets sent out of order: each delivered once, their 10 second copies dropped as replays" ||
   bad "reordered: rx_packets $(status $NB b rx_packets) (want 10), rx_replay $(status $NB b rx_replay) (want 20), rx_auth $(status $NB b rx_auth)"
-if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping3.log" 2>&1; then
+if ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) 10.232.0.2 >"$T/ping3.log" 2>&1; then
   ok "traffic resumes after restarting the receiver"
 else
   bad "no traffic after restarting the receiver"
@@ -294,7 +294,7 @@ echo 'esn = off' >>"$T/a.conf"
 stop_side $PID_a
 start a $NA 10.232.0.1
 auth0=$(status $NB b rx_auth)
-ip netns exec $NA ping -c 3 -i 0.2 -W 1 10.232.0.2 >/dev/null 2>&1 &&
+ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 1) 10.232.0.2 >/dev/null 2>&1 &&
   bad "a ping went through with ESN off on one side only" || true
 for _ in $(seq $(bound 40)); do sleep 0.25; [ "$(status $NB b rx_auth)" -gt "$auth0" ] && break; done
 [ "$(status $NB b rx_auth)" -gt "$auth0" ] && ok "ESN off on one side only: packets fail their ICV" ||
@@ -302,7 +302,7 @@ for _ in $(seq $(bound 40)); do sleep 0.25; [ "$(status $NB b rx_auth)" -gt "$au
 echo 'esn = off' >>"$T/b.conf"
 stop_side $PID_b
 start b $NB 10.232.0.2
-if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping4.log" 2>&1; then
+if ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) 10.232.0.2 >"$T/ping4.log" 2>&1; then
   ok "esn = off on both sides: traffic flows"
 else
   bad "esn = off on both sides: $(tail -2 "$T/ping4.log")"
@@ -323,7 +323,7 @@ tunnel_conf a6 "[fd00:231::1]" "[fd00:231::2]" 0x1003 0x2004 a2b6.key b2a6.key
 tunnel_conf b6 "[fd00:231::2]" "[fd00:231::1]" 0x2004 0x1003 b2a6.key a2b6.key
 start a6 $NA 10.233.0.1
 start b6 $NB 10.233.0.2
-if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.233.0.2 >"$T/ping6.log" 2>&1; then
+if ip netns exec $NA ping -c 3 -i 0.2 -W $(bound 2) 10.233.0.2 >"$T/ping6.log" 2>&1; then
   ok "ping through a tunnel whose outer UDP is IPv6"
 else
   bad "outer IPv6: $(tail -2 "$T/ping6.log"; cat "$T"/a6.log "$T"/b6.log)"

@@ -170,12 +170,13 @@ rm -f "$T/seq"
 # that was not refused fails the test instead of running on.
 python3 - "$T/ready" <<'EOF2' &
 import os, socket, sys, time
+from gostx_test_time import bound
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", 0))
 with open(sys.argv[1] + ".tmp", "w") as f:
     f.write(str(s.getsockname()[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-time.sleep(20)
+time.sleep(bound(20))
 EOF2
 holder=$!
 for _ in $(seq $(bound 100)); do [ -e "$T/ready" ] && break; sleep 0.1; done

@@ -7,7 +7,8 @@
 # restarted. b, holding no SA, answers it with an unprotected INVALID_SPI
 # notice (RFC 7296 1.5) naming a's outbound SPI; a takes it as a hint and
 # starts a new IKE SA, which replaces the old one: UDP through again within
-# 5 s of b's restart. Then a notice naming another SPI (forged, from b's
+# 5 s of b's restart (times the load scale: at load 10-17 on 2 cores it
+# took 13 s). Then a notice naming another SPI (forged, from b's
 # address) starts nothing.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
@@ -28,28 +29,28 @@ ip -n $NA addr add 10.232.0.1/30 dev $TUN
 ip -n $NB addr add 10.232.0.2/30 dev $TUN
 
 # a's ESP, one datagram each 10 ms to a port nobody reads, until the end
-XFER_GAP=0.01 ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5003 1500 64 &
+XFER_GAP=0.01 ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5003 $(bound 1500) 64 &
 PIDS+=($!)
-sleep 0.3 # (a head start, not checked: the stream runs 15 s, past b's restart)
+sleep 0.3 # (a head start, not checked: the stream runs 15 s times the scale, past the limit)
 kill -KILL $PID_b
 wait $PID_b 2>/dev/null
 t0=$(date +%s%N)
 ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b2.log" </dev/null >/dev/null &
 PID_b=$!
 PIDS+=($!)
-back=0 got="no stream tried"
+back=0 got="no stream tried" limit=$(bound 5000)
 for _ in $(seq $(bound 100)); do
   grep -q ' up, ' "$T/b2.log" && break
   sleep 0.05
 done
 ip -n $NB addr add 10.232.0.2/30 dev $TUN 2>/dev/null
-while [ $((($(date +%s%N) - t0) / 1000000)) -lt 5000 ]; do
+while [ $((($(date +%s%N) - t0) / 1000000)) -lt $limit ]; do
   got=$(udp_through $NA $NB 10.232.0.2 udpsend 20 64 2>&1)
   [ "$got" = "received 20 distinct 20 bad 0" ] && { back=1; break; }
 done
 ms=$((($(date +%s%N) - t0) / 1000000))
-[ $back = 1 ] && [ $ms -le 5000 ] && ok "b killed and restarted: UDP through again in $ms ms" ||
-  bad "b killed and restarted: $got after $ms ms: $(tail -3 "$T/b2.log")"
+[ $back = 1 ] && [ $ms -le $limit ] && ok "b killed and restarted: UDP through again in $ms ms" ||
+  bad "b killed and restarted: $got after $ms ms (limit $limit): $(tail -3 "$T/b2.log")"
 grep -q 'INVALID_SPI sent to the peer' "$T/b2.log" && ok "b: $(grep -m1 'INVALID_SPI sent' "$T/b2.log")" ||
   bad "b sent no INVALID_SPI: $(tail -3 "$T/b2.log")"
 grep -q 'does not know our ESP SPI' "$T/a.log" && grep -q 'replaces the one installed' "$T/a.log" &&

@@ -31,7 +31,7 @@ chmod 600 "$T/psk"
 # wait_log SIDE PATTERN [TENTHS]: 0 once SIDE's log has PATTERN (within
 # TENTHS / 10 s, 5 s by default), else 1
 wait_log() {
-  for _ in $(seq ${3:-50}); do grep -q -- "$2" "$T/$1.log" 2>/dev/null && return 0; sleep 0.1; done
+  for _ in $(seq $(bound ${3:-50})); do grep -q -- "$2" "$T/$1.log" 2>/dev/null && return 0; sleep 0.1; done
   return 1
 }
 # through WHAT: 200 numbered datagrams each way through the tunnel

@@ -80,8 +80,8 @@ read -r gso1 _ _ _ _ _ < <(counters $NA a)
 # by the injector as one GSO send, the fourth one's ICV flipped
 stop $PID_b
 inject_bg "$T/capture.out" --count 9 --save "$T/train" || bad "capture: not capturing"
-ip netns exec $NA ping -c 8 -s 1000 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1
-ip netns exec $NA ping -c 1 -s 200 -W 1 10.232.0.2 >/dev/null 2>&1
+ip netns exec $NA ping -c 8 -s 1000 -i 0.1 -W $(bound 1) 10.232.0.2 >/dev/null 2>&1
+ip netns exec $NA ping -c 1 -s 200 -W $(bound 1) 10.232.0.2 >/dev/null 2>&1
 wait $ipid || bad "capture: $(cat "$T/capture.out" "$T/inject.err")"
 tunnel_up b $NB 10.232.0.2
 read -r _ gro0 rx0 auth0 rep0 mal0 < <(counters $NB b)

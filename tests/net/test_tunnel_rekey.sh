@@ -29,7 +29,7 @@ log_has() { # SIDE PATTERN: within 10 s
   return 1
 }
 pings() { # COUNT: answered of COUNT pings A -> B
-  ip netns exec $NA timeout 30 ping -q -c $1 -i 0.1 -W 1 10.232.0.2 2>/dev/null |
+  ip netns exec $NA timeout 30 ping -q -c $1 -i 0.1 -W $(bound 1) 10.232.0.2 2>/dev/null |
     awk '/received/ {print $4}'
 }
 

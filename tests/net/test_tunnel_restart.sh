@@ -47,7 +47,7 @@ restart() { # SIDE...: each killed (-9), then each started again
 # pings COUNT GAP: pings from A to B's inner address; prints how many were
 # answered
 pings() {
-  ip netns exec $NA timeout 30 ping -q -c $1 -i $2 -W 1 10.232.0.2 2>/dev/null |
+  ip netns exec $NA timeout 30 ping -q -c $1 -i $2 -W $(bound 1) 10.232.0.2 2>/dev/null |
     awk '/received/ {print $4}'
 }
 replays() { # SIDE: its rx_replay, once its status file is new
@@ -88,7 +88,7 @@ tunnel_pair_confs
 up a $NA 10.232.0.1
 up b $NB 10.232.0.2
 for kind in sender receiver both; do
-  ip netns exec $NA timeout 30 ping -c 60 -i 0.1 -W 1 10.232.0.2 >"$T/slow.log" 2>&1 &
+  ip netns exec $NA timeout 30 ping -c 60 -i 0.1 -W $(bound 1) 10.232.0.2 >"$T/slow.log" 2>&1 &
   pp=$!
   PIDS+=($pp)
   sleep 1.5 # (a window: the restart comes in the middle of the pings)

@@ -66,6 +66,7 @@ send() { ip netns exec $NA timeout $(($3 + 5)) python3 -c "$SEND" "$@"; }
 # same.
 SQUAT='
 import fcntl, os, pwd, socket, sys, time
+from gostx_test_time import bound
 nobody = pwd.getpwnam("nobody")
 os.setgroups([]); os.setgid(nobody.pw_gid); os.setuid(nobody.pw_uid)
 held = []
@@ -84,7 +85,7 @@ for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
         try: lock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); held.append("the lock file")
         except OSError: pass
 print("holding", ", ".join(held) or "nothing", flush=True)
-time.sleep(20)'
+time.sleep(bound(20))'
 ip netns exec $NA timeout 25 python3 -c "$SQUAT" $TUN >"$T/squat.out" 2>&1 &
 squat=$!
 PIDS+=($squat)

@@ -52,7 +52,7 @@ EOF
     "$nginx" -p "$T/nginx/" -e "$T/nginx/error.log" -c "$T/nginx.conf" </dev/null >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq $(bound 200)); do
-      if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$NGINX_PORT/"; then
+      if curl -s -o /dev/null --max-time $(bound 2) "http://127.0.0.1:$NGINX_PORT/"; then
         PIDS+=($pid)
         return 0
       fi

@@ -4,7 +4,7 @@ connection and writes what it reads to OUT; `xfer.py send ADDR PORT IN`
 sends IN. Both give up after --timeout seconds.
 
 Small UDP datagrams: `xfer.py udprecv ADDR PORT COUNT SIZE` counts the
-datagrams it receives (until COUNT, or 3 s without one) and prints
+datagrams it receives (until COUNT, or 3 s without one, times the load scale) and prints
 `received N distinct D bad B`, then, where D < COUNT, `missing I,J,...`
 (the numbers of those that did not come); with a sixth argument READY it creates that
 file once its socket is bound (a loaded host may start Python late).
@@ -23,6 +23,8 @@ TCP sender's IPv6 packets carry a destination options header (8 bytes,
 PadN: an extension header in front of every segment, root only)."""
 import os
 import socket, struct, sys, time
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from gostx_test_time import bound  # noqa: E402 (the waits' scale, also when run by hand)
 
 
 def body(i, size):
@@ -61,12 +63,12 @@ def udp(mode, addr, port, count, sizes, ready=None):
     s.bind((addr, port))
     if ready:
         open(ready, "w").close()
-    s.settimeout(10)  # the first one
+    s.settimeout(bound(10))  # the first one
     seen, n, bad = set(), 0, 0
     try:
         while n < count:
             d = s.recv(65535)
-            s.settimeout(3)
+            s.settimeout(bound(3))
             n += 1
             i = struct.unpack("!I", d[:4])[0] if len(d) >= 4 else -1
             if i < 0 or i >= count or d != body(i, sizes[i % len(sizes)]):
@@ -107,8 +109,7 @@ def main():
             pump(conn.recv, f.write)
         conn.close()
     else:
-        import time
-        end = time.time() + 10
+        end = time.time() + bound(10)
         while True:  # the receiver may still be starting
             c = socket.socket(family(addr), socket.SOCK_STREAM)
             try:

@@ -23,8 +23,14 @@ fi
 bound() {
   awk -v n="$1" -v s="$GOSTX_TEST_TIME_SCALE" 'BEGIN { v = n * s; print (v == int(v)) ? v : int(v) + 1 }'
 }
-# timeout(1) scaled, for every caller (ip netns exec too): support/bin first in PATH
+# timeout(1) scaled, for every caller (ip netns exec too): support/bin first
+# in PATH; bound(SECONDS) for inline Python: gostx_test_time.py on PYTHONPATH
+_tf_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case ":$PATH:" in
-  *":$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bin:"*) ;;
-  *) PATH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bin:$PATH ;;
+  *":$_tf_dir/bin:"*) ;;
+  *) PATH=$_tf_dir/bin:$PATH ;;
+esac
+case ":${PYTHONPATH:-}:" in
+  *":$_tf_dir:"*) ;;
+  *) export PYTHONPATH=$_tf_dir${PYTHONPATH:+:$PYTHONPATH} ;;
 esac
