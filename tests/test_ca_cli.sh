@@ -129,6 +129,12 @@ authorityKeyIdentifier = keyid
 1.2.3.4 = critical,DER:05:00
 [delta]
 2.5.29.27 = critical,DER:02:01:01
+[nonum]
+database = index.txt
+default_md = md_gost12_256
+default_crl_days = 7
+[critnum]
+2.5.29.20 = critical,DER:02:01:63
 EOF
 echo 10 >ocrlnumber
 for ext in plain unknown_critical delta; do
@@ -139,6 +145,17 @@ expect 2 "certificate revoked (reason: keyCompromise" x509 verify -CAfile ca.pem
 expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile o_plain.crl -crl_check bob.pem
 expect 2 "unhandled critical CRL extension" x509 verify -CAfile ca.pem -CRLfile o_unknown_critical.crl -crl_check bob.pem
 expect 1 "delta CRLs are not supported" x509 verify -CAfile ca.pem -CRLfile o_delta.crl -crl_check bob.pem
+# RFC 5280 5.2.3: a CRL without cRLNumber, or with a critical one, decides
+# nothing (x509-limbo's crl::crlnumber-missing, -critical); alice stays unrevoked by them
+for ext in plain critnum; do
+  check "openssl ca -gencrl without a crlnumber file ($ext)" bash -c \
+    "openssl ca -config ca.cnf -name nonum -gencrl -crlexts $ext -cert ca.pem -keyfile ca.key -out n_$ext.crl >/dev/null 2>&1"
+done
+check "n_plain.crl has no CRL Number" bash -c "! openssl crl -in n_plain.crl -noout -text | grep -q 'CRL Number'"
+expect 2 "the CRL has no cRLNumber (RFC 5280 5.2.3)" x509 verify -CAfile ca.pem -CRLfile n_plain.crl -crl_check alice.pem
+expect 2 "cRLNumber is marked critical" x509 verify -CAfile ca.pem -CRLfile n_critnum.crl -crl_check alice.pem
+ossl_verify "unhandled critical CRL extension" -CAfile ca.pem -CRLfile n_critnum.crl -crl_check alice.pem
+check "gostx's own CRLs: cRLNumber not critical" bash -c "! grep -q 'CRL Number: critical' crl.txt"
 
 # a chain: -crl_check_all asks the intermediate's status too (openssl agrees)
 mkdir sub

@@ -36,7 +36,7 @@ check "openssl's CAdES-C refusal names the timestamp" grep -q "^openssl refuses 
 check "gostx's CAdES-C refusal names the token's signature" \
   grep -q "^gostx refuses bad-esc.xl1: .*CAdES-C-time-stamp: .*the token's signature does not verify" "$T/out"
 check "gostx's signature-time-stamp refusal names the token's signature" \
-  grep -q "^gostx refuses bad-sigts.xl1: .*signer 1: timestamp: the token's signature does not verify" "$T/out"
+  grep -q "^gostx refuses bad-sigts.xl1: .*signature-time-stamp: the timestamp fails 1: .*the token's signature does not verify" "$T/out"
 check "gostx's refusal names the signer's signature" \
   grep -q "^gostx refuses bad-signer.xl1: gostx: cms: signature: does not verify" "$T/out"
 # each signature verified once in a verification: the signer's; its

@@ -61,6 +61,43 @@ done
 expect "-cmsout -inform PEM of DER" cms -cmsout -inform PEM -in signed.der -out out
 expect "-digest_verify -inform PEM of DER" cms -digest_verify -inform PEM -in signed.der
 
+# An element too large for the streaming work buffer is named: A.1.1's
+# SignedData with 20,000 more signed attributes (240 KB of signedAttrs)
+python3 - "$tc26/signed_a111.pem" big_attrs.der <<'EOF'
+import base64, sys
+def tlv(t, v):
+    n, k = len(v), (len(v).bit_length() + 7) // 8
+    return bytes([t]) + (bytes([n]) if n < 128 else bytes([0x80 | k]) + n.to_bytes(k, "big")) + v
+def read(d, i):
+    t, n, i = d[i], d[i + 1], i + 2
+    if n & 0x80:
+        k = n & 0x7f
+        n, i = int.from_bytes(d[i:i + k], "big"), i + k
+    return t, d[i:i + n], i + n
+def kids(v):
+    out, i = [], 0
+    while i < len(v):
+        t, c, i = read(v, i)
+        out.append([t, c])
+    return out
+join = lambda items: b"".join(tlv(t, c) for t, c in items)
+pem = open(sys.argv[1]).read().split("-----")[2]
+ct, content = kids(read(base64.b64decode(pem), 0)[1])
+sd = kids(kids(content[1])[0][1])
+si = kids(kids(sd[-1][1])[0][1])
+attr = tlv(0x30, tlv(0x06, bytes([0x2a, 3, 4, 5])) + tlv(0x31, tlv(0x05, b"")))
+for f in si:
+    if f[0] == 0xa0:
+        f[1] += attr * 20000
+sd[-1][1] = tlv(0x30, join(si))
+open(sys.argv[2], "wb").write(tlv(0x30, join([ct, [0xa0, tlv(0x30, join(sd))]])))
+EOF
+"$G" cms -verify -noverify -inform DER -in big_attrs.der -out out 2>err >/dev/null
+rc=$?
+check "20,000 signed attributes: exit $rc (4)" test $rc = 4
+check "and named: $(head -1 err)" grep -q "larger than the streaming work buffer: signerInfos: a SignerInfo's signedAttrs" err
+check "and nothing written" test ! -e out
+
 # The other commands' readers: the same inputs and their own PEM cut short.
 head -c -5 "$tc26/recipient256_cert.pem" >cut_cert.pem
 head -c -5 "$tc26/recipient256_key.pem" >cut_key.pem

@@ -108,7 +108,7 @@ static void written_and_read(void) {
   CHECK_RC(gostx_x509_crl_parse(der, len, &crl, &st), 0, "CRL parsed");
   CHECK(st == GOSTX_X509_OK && crl.version == 2 && crl.this_update == T0 + 12 * DAY &&
             crl.next_update == T0 + 19 * DAY && crl.n_revoked == 2 && crl.crl_number_len == 1 &&
-            crl.crl_number[0] == 5 && crl.aki_key_id_len == inter.id_len &&
+            crl.crl_number[0] == 5 && !crl.crl_number_critical && crl.aki_key_id_len == inter.id_len &&
             !memcmp(crl.aki_key_id, inter.id, inter.id_len) && !crl.idp && !crl.unknown_critical &&
             crl.sig_alg == GOSTX_X509_SIG_2012_256 && crl.reasons == GOSTX_X509_CRL_ALL_REASONS &&
             crl.issuer_len == inter.name.len && !memcmp(crl.issuer, inter.name.der, inter.name.len),
@@ -151,7 +151,11 @@ static void written_and_read(void) {
 
   /* short buffer, bad specs */
   size_t need = 0;
+  const uint8_t number[] = {0x01};
   gostx_x509_crl_spec s = {inter.name.der, inter.name.len, T0, T0 + DAY, NULL, 0, NULL, 0, e, 2};
+  CHECK_RC(gostx_x509_crl_write(&s, &inter.k.xk, bad, sizeof bad, &need), GOSTX_EINVAL,
+           "no cRLNumber: not written (5.2.3)");
+  s.crl_number = number, s.crl_number_len = 1;
   CHECK_RC(gostx_x509_crl_write(&s, &inter.k.xk, bad, 10, &need), GOSTX_ELEN, "short");
   CHECK_RC(gostx_x509_crl_write(&s, &inter.k.xk, bad, need, &need), 0, "the length needed");
   s.next_update = T0 - 1;
@@ -196,7 +200,8 @@ static void statuses(void) {
   CHECK_RC(gostx_x509_crl_parse(d3, n3, &c[2], NULL), 0, "evil crl");
   CHECK(status_of(&inter, &root, &c[2], 1, T0 + 15 * DAY, &r) == GOSTX_X509_CRL_WRONG_ISSUER,
         "a CRL of the issuer's name and another key");
-  gostx_x509_crl_spec s = {evil.name.der, evil.name.len, T0, T0 + 9 * DAY, NULL, 0, NULL, 0, NULL, 0};
+  const uint8_t number[] = {0x01};
+  gostx_x509_crl_spec s = {evil.name.der, evil.name.len, T0, T0 + 9 * DAY, number, 1, NULL, 0, NULL, 0};
   size_t n4;
   CHECK_RC(gostx_x509_crl_write(&s, &evil.k.xk, d4, sizeof d4, &n4), 0, "evil, no AKI");
   CHECK_RC(gostx_x509_crl_parse(d4, n4, &c[3], NULL), 0, "evil crl 2");
@@ -220,12 +225,26 @@ static void statuses(void) {
 
 /* ---- CRLs built by hand (signed by inter), for what the writer never makes ---- */
 
+/* the non-critical cRLNumber 1 every CRL in use needs (5.2.3) */
+#define CRL_NUMBER "\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x01"
+
 /* A CRL of inter's whose TBSCertList content after the issuer is body[len]
  * (thisUpdate on), version v2 unless v1 (then no version at all) or
- * explicit (the INTEGER's value). */
-static size_t craft(const uint8_t *body, size_t len, int version, uint8_t *out, size_t cap) {
+ * explicit (the INTEGER's value); with number, CRL_NUMBER is added to the
+ * body's crlExtensions (made when it has none). */
+static size_t craft(const uint8_t *body, size_t len, int version, int number, uint8_t *out, size_t cap) {
   gostx__der_w w;
-  size_t n = 0;
+  size_t n = 0, head = len;
+  gostx__der exts = {NULL, 0};
+  for (gostx__der r = {body, len}, el, seq; number && r.n;) {
+    uint8_t tag;
+    size_t at = len - r.n;
+    CHECK_RC(gostx__der_next(&r, &tag, &el, NULL), 0, "crafted body");
+    if (tag == GOSTX__DER_CTXC(0)) {
+      CHECK_RC(gostx__der_get(&el, GOSTX__DER_SEQ, &seq, NULL), 0, "crafted crlExtensions");
+      head = at, exts = seq;
+    }
+  }
   gostx__der_w_init(&w, out, cap);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
   size_t start = w.n;
@@ -233,7 +252,15 @@ static size_t craft(const uint8_t *body, size_t len, int version, uint8_t *out, 
   if (version >= 0) gostx__der_w_u32(&w, (uint32_t)version);
   gostx__x509_put_sig_alg(&w, 32);
   gostx__der_w_raw(&w, inter.name.der, inter.name.len);
-  gostx__der_w_raw(&w, body, len);
+  gostx__der_w_raw(&w, body, head);
+  if (number) {
+    gostx__der_w_begin(&w, GOSTX__DER_CTXC(0));
+    gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+    if (exts.n) gostx__der_w_raw(&w, exts.p, exts.n);
+    gostx__der_w_raw(&w, (const uint8_t *)CRL_NUMBER, sizeof CRL_NUMBER - 1);
+    gostx__der_w_end(&w);
+    gostx__der_w_end(&w);
+  }
   gostx__der_w_end(&w);
   CHECK_RC(gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, &inter.k.xk), &n), 0, "crafted");
   return n;
@@ -251,62 +278,73 @@ typedef struct crafted {
   int version;
   int parses;                 /* 0: refused with want */
   gostx_x509_status want;     /* the parse's status, or gostx_x509_crl_status's of leaf_dp */
+  int number;                 /* a CRL that parses: how its cRLNumber is tried */
 } crafted;
+#define NUMBER_ADDED 0 /* want with CRL_NUMBER added; without it, CRL_NO_NUMBER */
+#define AS_IS 1        /* the body as written: no cRLNumber added */
+#define NUMBER_LATER 2 /* not used for a reason judged before the cRLNumber: want either way */
 #define B(s) s, sizeof s - 1
 
 static void hostile(void) {
   static const crafted cases[] = {
-      {"plain v2, no entries", B(TIMES), 1, 1, GOSTX_X509_OK},
-      {"v1, no version field", B(TIMES), -1, 1, GOSTX_X509_OK},
-      {"explicit v1 version", B(TIMES), 0, 0, GOSTX_X509_BAD_VERSION},
-      {"version v3", B(TIMES), 2, 0, GOSTX_X509_BAD_VERSION},
-      {"v1 with crlExtensions", B(TIMES "\xa0\x0e\x30\x0c\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x01"), -1, 0, GOSTX_X509_BAD_VERSION},
-      {"v1 with an entry extension", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x01"), -1, 0, GOSTX_X509_BAD_VERSION},
-      {"deltaCRLIndicator", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x1b\x01\x01\xff\x04\x03\x02\x01\x01"), 1, 0, GOSTX_X509_CRL_DELTA},
-      {"indirectCRL", B(TIMES "\xa0\x10\x30\x0e\x30\x0c\x06\x03\x55\x1d\x1c\x04\x05\x30\x03\x84\x01\xff"), 1, 0, GOSTX_X509_CRL_INDIRECT},
-      {"certificateIssuer entry", B(TIMES "\x30\x2c\x30\x2a\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x16\x30\x14\x06\x03\x55\x1d\x1d\x04\x0d\x30\x0b\x82\x09\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65"), 1, 0, GOSTX_X509_CRL_INDIRECT},
-      {"reasonCode 7", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x07"), 1, 0, GOSTX_X509_BAD_EXTENSION},
-      {"reasonCode not an ENUMERATED", B(TIMES "\x30\x20\x30\x1e\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0a\x30\x08\x06\x03\x55\x1d\x15\x04\x01\x0a"), 1, 0, GOSTX_X509_BAD_EXTENSION},
-      {"cRLNumber twice", B(TIMES "\xa0\x1a\x30\x18\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x05\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x01"), 1, 0, GOSTX_X509_BAD_EXTENSION},
-      {"empty issuingDistributionPoint", B(TIMES "\xa0\x0d\x30\x0b\x30\x09\x06\x03\x55\x1d\x1c\x04\x02\x30\x00"), 1, 0, GOSTX_X509_BAD_EXTENSION},
-      {"critical FALSE written", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x14\x01\x01\x00\x04\x03\x02\x01\x01"), 1, 0, GOSTX_X509_CRL_MALFORMED},
-      {"trailing bytes in the TBS", B(TIMES "\x05\x00"), 1, 0, GOSTX_X509_CRL_MALFORMED},
-      {"an unknown critical CRL extension", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x04\x2a\x03\x04\x05\x01\x01\xff\x04\x02\x05\x00"), 1, 1, GOSTX_X509_CRL_CRITICAL_EXT},
-      {"an unknown critical entry extension", B(TIMES "\x30\x26\x30\x24\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x10\x30\x0e\x06\x04\x2a\x03\x04\x05\x01\x01\xff\x04\x03\x02\x01\x01"), 1, 1, GOSTX_X509_CRL_CRITICAL_EXT},
-      {"an unknown non-critical extension", B(TIMES "\xa0\x0e\x30\x0c\x30\x0a\x06\x04\x2a\x03\x04\x05\x04\x02\x05\x00"), 1, 1, GOSTX_X509_OK},
-      {"revoked, keyCompromise", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x01"), 1, 1, GOSTX_X509_REVOKED},
-      {"removeFromCRL revokes nothing", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x08"), 1, 1, GOSTX_X509_OK},
-      {"IDP onlyContainsCACerts: a leaf out of scope", B(TIMES "\xa0\x10\x30\x0e\x30\x0c\x06\x03\x55\x1d\x1c\x04\x05\x30\x03\x82\x01\xff"), 1, 1, GOSTX_X509_CRL_SCOPE},
-      {"IDP onlyContainsUserCerts: a leaf in scope", B(TIMES "\xa0\x13\x30\x11\x30\x0f\x06\x03\x55\x1d\x1c\x01\x01\xff\x04\x05\x30\x03\x81\x01\xff"), 1, 1, GOSTX_X509_OK},
-      {"IDP onlySomeReasons keyCompromise: status unknown", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x1c\x04\x06\x30\x04\x83\x02\x06\x40"), 1, 1, GOSTX_X509_CRL_SCOPE},
-      {"IDP distributionPoint the leaf names", B(TIMES "\xa0\x26\x30\x24\x30\x22\x06\x03\x55\x1d\x1c\x04\x1b\x30\x19\xa0\x17\xa0\x15\x86\x13\x68\x74\x74\x70\x3a\x2f\x2f\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65\x2f\x63\x31"), 1, 1, GOSTX_X509_OK},
-      {"IDP distributionPoint the leaf does not name", B(TIMES "\xa0\x26\x30\x24\x30\x22\x06\x03\x55\x1d\x1c\x04\x1b\x30\x19\xa0\x17\xa0\x15\x86\x13\x68\x74\x74\x70\x3a\x2f\x2f\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65\x2f\x63\x32"), 1, 1, GOSTX_X509_CRL_SCOPE},
+      {"plain v2, no entries", B(TIMES), 1, 1, GOSTX_X509_OK, NUMBER_ADDED},
+      {"v1, no version field (so no cRLNumber)", B(TIMES), -1, 1, GOSTX_X509_CRL_NO_NUMBER, AS_IS},
+      {"cRLNumber marked critical", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x01" "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x14\x01\x01\xff\x04\x03\x02\x01\x01"), 1, 1, GOSTX_X509_CRL_NUMBER_CRITICAL, AS_IS},
+      {"explicit v1 version", B(TIMES), 0, 0, GOSTX_X509_BAD_VERSION, AS_IS},
+      {"version v3", B(TIMES), 2, 0, GOSTX_X509_BAD_VERSION, AS_IS},
+      {"v1 with crlExtensions", B(TIMES "\xa0\x0e\x30\x0c\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x01"), -1, 0, GOSTX_X509_BAD_VERSION, AS_IS},
+      {"v1 with an entry extension", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x01"), -1, 0, GOSTX_X509_BAD_VERSION, AS_IS},
+      {"deltaCRLIndicator", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x1b\x01\x01\xff\x04\x03\x02\x01\x01"), 1, 0, GOSTX_X509_CRL_DELTA, AS_IS},
+      {"indirectCRL", B(TIMES "\xa0\x10\x30\x0e\x30\x0c\x06\x03\x55\x1d\x1c\x04\x05\x30\x03\x84\x01\xff"), 1, 0, GOSTX_X509_CRL_INDIRECT, AS_IS},
+      {"certificateIssuer entry", B(TIMES "\x30\x2c\x30\x2a\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x16\x30\x14\x06\x03\x55\x1d\x1d\x04\x0d\x30\x0b\x82\x09\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65"), 1, 0, GOSTX_X509_CRL_INDIRECT, AS_IS},
+      {"reasonCode 7", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x07"), 1, 0, GOSTX_X509_BAD_EXTENSION, AS_IS},
+      {"reasonCode not an ENUMERATED", B(TIMES "\x30\x20\x30\x1e\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0a\x30\x08\x06\x03\x55\x1d\x15\x04\x01\x0a"), 1, 0, GOSTX_X509_BAD_EXTENSION, AS_IS},
+      {"cRLNumber twice", B(TIMES "\xa0\x1a\x30\x18\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x05\x30\x0a\x06\x03\x55\x1d\x14\x04\x03\x02\x01\x01"), 1, 0, GOSTX_X509_BAD_EXTENSION, AS_IS},
+      {"empty issuingDistributionPoint", B(TIMES "\xa0\x0d\x30\x0b\x30\x09\x06\x03\x55\x1d\x1c\x04\x02\x30\x00"), 1, 0, GOSTX_X509_BAD_EXTENSION, AS_IS},
+      {"critical FALSE written", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x14\x01\x01\x00\x04\x03\x02\x01\x01"), 1, 0, GOSTX_X509_CRL_MALFORMED, AS_IS},
+      {"trailing bytes in the TBS", B(TIMES "\x05\x00"), 1, 0, GOSTX_X509_CRL_MALFORMED, AS_IS},
+      {"an unknown critical CRL extension", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x04\x2a\x03\x04\x05\x01\x01\xff\x04\x02\x05\x00"), 1, 1, GOSTX_X509_CRL_CRITICAL_EXT, NUMBER_LATER},
+      {"an unknown critical entry extension", B(TIMES "\x30\x26\x30\x24\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x10\x30\x0e\x06\x04\x2a\x03\x04\x05\x01\x01\xff\x04\x03\x02\x01\x01"), 1, 1, GOSTX_X509_CRL_CRITICAL_EXT, NUMBER_LATER},
+      {"an unknown non-critical extension", B(TIMES "\xa0\x0e\x30\x0c\x30\x0a\x06\x04\x2a\x03\x04\x05\x04\x02\x05\x00"), 1, 1, GOSTX_X509_OK, NUMBER_ADDED},
+      {"revoked, keyCompromise", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x01"), 1, 1, GOSTX_X509_REVOKED, NUMBER_ADDED},
+      {"removeFromCRL revokes nothing", B(TIMES "\x30\x22\x30\x20\x02\x01\x11\x17\x0d\x32\x37\x30\x31\x32\x30\x30\x30\x30\x30\x30\x30\x5a\x30\x0c\x30\x0a\x06\x03\x55\x1d\x15\x04\x03\x0a\x01\x08"), 1, 1, GOSTX_X509_OK, NUMBER_ADDED},
+      {"IDP onlyContainsCACerts: a leaf out of scope", B(TIMES "\xa0\x10\x30\x0e\x30\x0c\x06\x03\x55\x1d\x1c\x04\x05\x30\x03\x82\x01\xff"), 1, 1, GOSTX_X509_CRL_SCOPE, NUMBER_LATER},
+      {"IDP onlyContainsUserCerts: a leaf in scope", B(TIMES "\xa0\x13\x30\x11\x30\x0f\x06\x03\x55\x1d\x1c\x01\x01\xff\x04\x05\x30\x03\x81\x01\xff"), 1, 1, GOSTX_X509_OK, NUMBER_ADDED},
+      {"IDP onlySomeReasons keyCompromise: status unknown", B(TIMES "\xa0\x11\x30\x0f\x30\x0d\x06\x03\x55\x1d\x1c\x04\x06\x30\x04\x83\x02\x06\x40"), 1, 1, GOSTX_X509_CRL_SCOPE, NUMBER_ADDED},
+      {"IDP distributionPoint the leaf names", B(TIMES "\xa0\x26\x30\x24\x30\x22\x06\x03\x55\x1d\x1c\x04\x1b\x30\x19\xa0\x17\xa0\x15\x86\x13\x68\x74\x74\x70\x3a\x2f\x2f\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65\x2f\x63\x31"), 1, 1, GOSTX_X509_OK, NUMBER_ADDED},
+      {"IDP distributionPoint the leaf does not name", B(TIMES "\xa0\x26\x30\x24\x30\x22\x06\x03\x55\x1d\x1c\x04\x1b\x30\x19\xa0\x17\xa0\x15\x86\x13\x68\x74\x74\x70\x3a\x2f\x2f\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65\x2f\x63\x32"), 1, 1, GOSTX_X509_CRL_SCOPE, NUMBER_LATER},
   };
   static uint8_t der[4096];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const crafted *k = &cases[i];
-    size_t len = craft((const uint8_t *)k->body, k->len, k->version, der, sizeof der);
-    gostx_x509_crl crl;
-    gostx_x509_status st = GOSTX_X509_OK;
-    int rc = gostx_x509_crl_parse(der, len, &crl, &st);
-    if (!k->parses) {
-      CHECK(rc == GOSTX_EFORMAT && st == k->want, "%s: refused as %d (%s), want %d", k->what, st,
-            gostx_x509_status_name(st), k->want);
-      continue;
+    /* each CRL that parses twice: with a cRLNumber (want), then without,
+     * where a CRL that got past the checks before 5.2.3's decides nothing */
+    for (int number = k->parses && k->number != AS_IS; number >= 0; number--) {
+      size_t len = craft((const uint8_t *)k->body, k->len, k->version, number, der, sizeof der);
+      gostx_x509_crl crl;
+      gostx_x509_status st = GOSTX_X509_OK;
+      int rc = gostx_x509_crl_parse(der, len, &crl, &st);
+      if (!k->parses) {
+        CHECK(rc == GOSTX_EFORMAT && st == k->want, "%s: refused as %d (%s), want %d", k->what, st,
+              gostx_x509_status_name(st), k->want);
+        continue;
+      }
+      CHECK(rc == 0, "%s: parsed (%s)", k->what, gostx_x509_status_name(st));
+      if (rc) continue;
+      gostx_x509_status want = k->want;
+      if (!number && k->number == NUMBER_ADDED) want = GOSTX_X509_CRL_NO_NUMBER;
+      st = gostx_x509_crl_status(&crl, 1, &leaf_dp.cert, &inter.cert, AT, NULL);
+      CHECK(st == want, "%s%s: status %s, want %s", k->what, number || k->number == AS_IS ? "" : " (no cRLNumber)",
+            gostx_x509_status_name(st), gostx_x509_status_name(want));
     }
-    CHECK(rc == 0, "%s: parsed (%s)", k->what, gostx_x509_status_name(st));
-    if (rc) continue;
-    st = gostx_x509_crl_status(&crl, 1, &leaf_dp.cert, &inter.cert, AT, NULL);
-    CHECK(st == k->want, "%s: status %s, want %s", k->what, gostx_x509_status_name(st),
-          gostx_x509_status_name(k->want));
   }
   CHECK(!strcmp(gostx_x509_status_name(GOSTX_X509_CRL_DELTA), "crl: delta CRLs are not supported"),
         "the delta refusal's name");
 
   /* two CRLs of partial reasons that together cover every one */
   static uint8_t d2[4096];
-  size_t l1 = craft((const uint8_t *)TIMES SOME_REASONS, sizeof TIMES SOME_REASONS - 1, 1, der, sizeof der);
-  size_t l2 = craft((const uint8_t *)TIMES OTHER_REASONS, sizeof TIMES OTHER_REASONS - 1, 1, d2, sizeof d2);
+  size_t l1 = craft((const uint8_t *)TIMES SOME_REASONS, sizeof TIMES SOME_REASONS - 1, 1, 1, der, sizeof der);
+  size_t l2 = craft((const uint8_t *)TIMES OTHER_REASONS, sizeof TIMES OTHER_REASONS - 1, 1, 1, d2, sizeof d2);
   gostx_x509_crl two[2];
   CHECK_RC(gostx_x509_crl_parse(der, l1, &two[0], NULL), 0, "keyCompromise CRL");
   CHECK_RC(gostx_x509_crl_parse(d2, l2, &two[1], NULL), 0, "the other reasons' CRL");

@@ -833,17 +833,17 @@ static void auth_leg(json *f, json *sub, const struct leg *g, const struct side 
   frag_open(sub, g->msg, g->open, 4, peer_sk_e, P->k.enc_len, P->encr, inner, &c);
   int64_t now;
   gostx_x509_store *store = a2_store(f, &now);
-  gostx_x509_status st = gostx__ike_peer_cert(store, &c, g->id_type, now, &leaf);
+  gostx_x509_status st = gostx__ike_peer_cert(store, &c, g->id_type, now, &leaf, NULL);
   CHECK(st == GOSTX_X509_OK, "%s: the peer's certificate: %s", tv_str(sub, "id"),
         gostx_x509_status_name(st));
   if (g->id_type == GOSTX_IKE_PT_IDI) /* the request's IDr names the responder, not the signer */
-    CHECK(gostx__ike_peer_cert(store, &c, GOSTX_IKE_PT_IDR, now, &leaf) ==
+    CHECK(gostx__ike_peer_cert(store, &c, GOSTX_IKE_PT_IDR, now, &leaf, NULL) ==
               GOSTX_X509_NAME_MISMATCH,
           "IDr against the initiator's certificate");
-  CHECK(gostx__ike_peer_cert(store, &c, g->id_type, INT64_C(4102444800) /* 2100 */, &leaf) ==
+  CHECK(gostx__ike_peer_cert(store, &c, g->id_type, INT64_C(4102444800) /* 2100 */, &leaf, NULL) ==
             GOSTX_X509_EXPIRED,
         "A.2's certificates in 2100");
-  st = gostx__ike_peer_cert(store, &c, g->id_type, now, &leaf);
+  st = gostx__ike_peer_cert(store, &c, g->id_type, now, &leaf, NULL);
   const gostx_ike_payload *idp = gostx__ike_find(&c, g->id_type);
   const gostx_ike_payload *ap = gostx__ike_find(&c, GOSTX_IKE_PT_AUTH);
   uint8_t method = 0;

@@ -18,6 +18,8 @@
 
 static pki_key root_key, int_key, leaf_key, other_key, enc_key;
 static pki_cert root, inter, leaf, other, enc_leaf;
+/* self-signed with root's name: other_key (256-bit), enc_key (512-bit, another key) */
+static pki_cert twin256, twin512;
 /* leaves of leaf_key by extendedKeyUsage: serverAuth alone, id-kp-ipsecIKE,
  * anyExtendedKeyUsage, serverAuth with id-kp-ipsecIKE (RFC 4945 5.1.3.12) */
 static pki_cert eku_server, eku_ike, eku_any, eku_both;
@@ -40,6 +42,8 @@ static void pki(void) {
             &root_key);
   pki_make_cert(&leaf, "/CN=vpn.example.test/O=gostx/C=RU", &leaf_key, leaf_ext, &inter, &int_key);
   pki_make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
+  pki_make_cert(&twin256, "/CN=IKE Test Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
+  pki_make_cert(&twin512, "/CN=IKE Test Root/O=gostx/C=RU", &enc_key, ca_ext, NULL, NULL);
   pki_make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
   static const char *const server[] = {"extendedKeyUsage=serverAuth", NULL};
   static const char *const ike[] = {"extendedKeyUsage=ipsecIKE", NULL}; /* the writer's name */
@@ -70,6 +74,9 @@ static void auth_inside(uint8_t *buf, size_t cap, gostx_ike_chain *c, uint8_t id
   CHECK_RC(gostx__ike_chain_read(w.first, buf, w.len, c, NULL), GOSTX_OK, "the inside reads");
 }
 
+/* the log's text for the last check_peer: its why, else the status's */
+static const char *peer_why;
+
 static gostx_x509_status check_peer(const gostx_x509_store *st, uint8_t id_type, const void *id,
                                     size_t id_len, const pki_cert *const *certs, size_t n,
                                     uint8_t enc, int64_t now) {
@@ -77,7 +84,8 @@ static gostx_x509_status check_peer(const gostx_x509_store *st, uint8_t id_type,
   gostx_ike_chain c;
   gostx_x509_cert got;
   auth_inside(buf, sizeof buf, &c, id_type, id, id_len, certs, n, enc);
-  gostx_x509_status s = gostx__ike_peer_cert(st, &c, GOSTX_IKE_PT_IDI, now, &got);
+  gostx_x509_status s = gostx__ike_peer_cert(st, &c, GOSTX_IKE_PT_IDI, now, &got, &peer_why);
+  if (!peer_why) peer_why = gostx_x509_status_name(s);
   if (s == GOSTX_X509_OK)
     CHECK(got.der_len == certs[0]->len && !memcmp(got.der, certs[0]->der, got.der_len),
           "the signer is the first CERT");
@@ -90,11 +98,20 @@ static gostx_x509_status check_peer(const gostx_x509_store *st, uint8_t id_type,
     CHECK(s_ == (want), "%s: %s, want %s", what, gostx_x509_status_name(s_),                  \
           gostx_x509_status_name(want));                                                       \
   } while (0)
+/* PEER, and the log's text says says */
+#define PEER_SAYS(want, says, st, type, id, len, certs, n, enc, now, what)                        \
+  do {                                                                                         \
+    PEER(want, st, type, id, len, certs, n, enc, now, what);                                   \
+    CHECK(strstr(peer_why, says), "%s: the log says '%s', want '%s'", what, peer_why, says);   \
+  } while (0)
 
 static void peer_certificates(void) {
   gostx_x509_store *st = gostx_x509_store_new(), *st2 = gostx_x509_store_new();
   CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
   CHECK_RC(gostx_x509_store_add_der(st2, other.der, other.len), GOSTX_OK, "other root anchored");
+  gostx_x509_store *st3 = gostx_x509_store_new(), *st4 = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st3, twin256.der, twin256.len), GOSTX_OK, "256-bit twin anchored");
+  CHECK_RC(gostx_x509_store_add_der(st4, twin512.der, twin512.len), GOSTX_OK, "512-bit twin anchored");
   const pki_cert *chain[] = {&leaf, &inter}, *alone[] = {&leaf}, *enc[] = {&enc_leaf};
   const pki_cert *many[] = {&leaf, &inter, &inter, &inter, &inter};
   const int64_t now = t0 + 3600;
@@ -132,6 +149,12 @@ static void peer_certificates(void) {
        "without the intermediate");
   PEER(GOSTX_X509_UNKNOWN_CA, st2, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, now,
        "another CA's store");
+  /* a root of the trusted one's name with a key of another size: not the
+   * issuer (no unknown algorithm); the same size, another key: the same */
+  PEER_SAYS(GOSTX_X509_UNKNOWN_CA, "no trusted issuer found (unknown CA)", st3,
+            GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, now, "a 256-bit root of root's name");
+  PEER_SAYS(GOSTX_X509_UNKNOWN_CA, "no trusted issuer found (unknown CA)", st4,
+            GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, now, "a 512-bit root of root's name");
   PEER(GOSTX_X509_EXPIRED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, t1 + 1,
        "after notAfter");
   PEER(GOSTX_X509_NOT_YET_VALID, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, t0 - 1,
@@ -147,13 +170,17 @@ static void peer_certificates(void) {
     PEER(k ? GOSTX_X509_OK : GOSTX_X509_EXT_KEY_USAGE, st, GOSTX_IKE_ID_DER_ASN1_DN,
          eku[k]->c.subject, eku[k]->c.subject_len, &eku[k], 1, 4, now, eku_what[k]);
   /* the payloads */
-  PEER(GOSTX_X509_UNSUPPORTED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 12, now,
-       "CERT encoding 12 (Hash and URL)");
-  PEER(GOSTX_X509_MALFORMED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 0, 4, now,
-       "no CERT");
-  PEER(GOSTX_X509_MALFORMED, st, GOSTX_IKE_ID_DER_ASN1_DN, NULL, 0, chain, 2, 4, now, "no ID");
-  PEER(GOSTX_X509_PATH_TOO_LONG, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, many, 5, 4, now,
-       "more CERT payloads than GOSTX_IKE_MAX_CERTS");
+  PEER_SAYS(GOSTX_X509_UNSUPPORTED, "encoding is not 4, X.509 Certificate - Signature", st,
+            GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 12, now, "CERT encoding 12 (Hash and URL)");
+  PEER_SAYS(GOSTX_X509_UNSUPPORTED, "encoding is not 4, X.509 Certificate - Signature", st,
+            GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 1, now, "CERT encoding 1 (PKCS #7)");
+  PEER_SAYS(GOSTX_X509_MALFORMED, "no CERT payload", st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len,
+            chain, 0, 4, now, "no CERT");
+  PEER_SAYS(GOSTX_X509_MALFORMED, "no ID payload", st, GOSTX_IKE_ID_DER_ASN1_DN, NULL, 0, chain,
+            2, 4, now, "no ID");
+  PEER_SAYS(GOSTX_X509_PATH_TOO_LONG, "more CERT payloads than the 4 read", st,
+            GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, many, 5, 4, now,
+            "more CERT payloads than GOSTX_IKE_MAX_CERTS");
   PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, many, 4, 4, now,
        "GOSTX_IKE_MAX_CERTS CERT payloads");
   /* a certificate altered in its signature */
@@ -164,6 +191,8 @@ static void peer_certificates(void) {
        "a leaf's signature altered");
   gostx_x509_store_free(st);
   gostx_x509_store_free(st2);
+  gostx_x509_store_free(st3);
+  gostx_x509_store_free(st4);
 }
 
 /* AUTH signed by key, verified with cert: the round trip and each refusal. */
@@ -225,8 +254,10 @@ static void signatures(const pki_key *key, const gostx_x509_cert *cert, const ch
   memcpy(bad, with_null, sizeof with_null);
   bad[13] = n == 64 ? 0x03 : 0x02;
   memcpy(bad + 15, auth + 13, 2 * n);
-  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al + 2),
-           GOSTX_EUNSUP, "%s: parameters present", what);
+  const int with_params = gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al + 2);
+  RC_IS(with_params, GOSTX_EUNSUP, "%s: parameters present", what);
+  CHECK(strstr(gostx__ike_sig_why(with_params), "signature algorithm is not supported"),
+        "%s: parameters present: the log says '%s'", what, gostx__ike_sig_why(with_params));
   /* the GOST identifier followed by an octet inside the stated length */
   bad[0] = 13;
   memcpy(bad + 1, auth + 1, 12);

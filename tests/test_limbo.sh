@@ -12,7 +12,7 @@ python3 "$run" --gostx "$G" -v >"$T/all.txt" || bad "limbo: see the lines above 
 grep -v '^pass ' "$T/all.txt"
 
 core=$here/limbo/limbo-gost.json.gz
-passing=$(sed -n 's/^pass  *\([^ ]*\): .*/\1/p' "$T/all.txt" | grep -v '^bettertls::' | head -1)
+passing=$(sed -n 's/^pass  *\([^ ]*\): .*/\1/p' "$T/all.txt" | grep -v -e '^bettertls::' -e '^crl::' | head -1)
 re="^$(printf '%s' "$passing" | sed 's/[.]/[.]/g')\$"
 python3 - "$core" "$T/flipped.json.gz" "$passing" <<'EOF'
 import gzip, json, sys

@@ -58,6 +58,19 @@ verify 0 "leaf.pem: OK" -CAfile Root.pem -untrusted dead-first.pem leaf.pem
 verify 0 "leaf.pem: OK" -CAfile Root.pem -untrusted good-first.pem leaf.pem
 verify 2 "error at depth 1: issuer: no trusted issuer found" -CAfile Root.pem -untrusted ica-dead.pem leaf.pem
 
+# another CA of the trusted root's name: a 512-bit key, then a 256-bit one
+# (another parameter set, the leaf's AKI naming it): no issuer found, as
+# openssl says, not an unknown algorithm nor a bad signature
+mkdir twin512 twin256
+"$G" genpkey -c 512A -o twin512/Root.key >/dev/null 2>&1 || bad "key twin512"
+"$G" genpkey -c 256B -o twin256/Root.key >/dev/null 2>&1 || bad "key twin256"
+for t in twin512 twin256; do
+  "$G" req -x509 -ca -key $t/Root.key -subj "/CN=Root" -days 30 -out $t/Root.pem 2>/dev/null || bad "root $t"
+  issue $t-leaf leaf leaf $t/Root leaf.ext
+  verify 2 "error at depth 0: issuer: no trusted issuer found (unknown CA): the certificate of the issuer's name holds another key" \
+    -CAfile Root.pem $t-leaf.pem
+done
+
 # -verify_depth N: N intermediates between CERT and the anchor at most
 cat i2.pem i1.pem >two.pem
 verify 0 "deep.pem: OK" -CAfile Root.pem -untrusted two.pem deep.pem

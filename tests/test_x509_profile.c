@@ -171,6 +171,9 @@ static void rules(void) {
        "keyUsage with no bit set (RFC 5280 4.2.1.3)"},
       {"a CA without keyUsage", 1, {"/CN=Int", {"basicConstraints=critical,CA:TRUE"}, {NULL}, 0, 0},
        0, "a CA certificate without keyUsage (RFC 5280 4.2.1.3)"},
+      /* the anchor is an input (6.1.1(d)): an absent keyUsage is every use (6.1.4(n)) */
+      {"a root without keyUsage", 2, {"/CN=Root", {"basicConstraints=critical,CA:TRUE"}, {NULL}, 0, 1},
+       0, NULL},
       {"a leaf with keyCertSign", 0,
        {"/CN=leaf", {"basicConstraints=CA:FALSE", "keyUsage=digitalSignature,keyCertSign"}, {NULL},
         0, 0},
@@ -242,6 +245,17 @@ static void rules(void) {
     CHECK(st == GOSTX_X509_OK, "%s: accepted when lax: %s", cases[i].what, why);
   }
   CHECK(!strncmp(gostx_x509_status_name(GOSTX_X509_PROFILE), "profile: ", 9), "the status's text");
+  /* what is taken from the anchor is still checked: a keyUsage it carries
+   * must allow keyCertSign (6.1.4(n)) */
+  const spec crl_only = {"/CN=Root", {"basicConstraints=critical,CA:TRUE", "keyUsage=critical,cRLSign"},
+                         {NULL}, 0, 1};
+  make(&root, &crl_only, &root_key, NULL, &root_key);
+  make(&in, &int_ok, &int_key, &root, &root_key);
+  make(&leaf, &leaf_ok, &leaf_key, &in, &int_key);
+  size_t depth = 99;
+  gostx_x509_status st = run(&root, &in, &leaf, NULL, &depth, NULL, 0);
+  CHECK(st == GOSTX_X509_KEY_USAGE && depth == 2, "a root whose keyUsage lacks keyCertSign: %s at %zu",
+        gostx_x509_status_name(st), depth);
 }
 
 /* gostx_x509_verify_opts' key usage and email address. */

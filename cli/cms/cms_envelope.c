@@ -37,7 +37,9 @@ static const char *foreign_name(const char *dotted) {
 
 /* openssl cms's line after a refused decryption, and its status; an
  * algorithm not built named by its OID (and name where known). */
-static int refuse(const char *path, gostx_cms_status st, const uint8_t *oid, size_t oid_len) {
+/* element: what TOO_LARGE found too large (NULL: not said) */
+static int refuse(const char *path, gostx_cms_status st, const uint8_t *oid, size_t oid_len,
+                  const char *element) {
   char text[160] = "";
   if ((st == GOSTX_CMS_UNKNOWN_CIPHER || st == GOSTX_CMS_UNKNOWN_KEY_WRAP) && oid) {
     char dotted[80];
@@ -45,6 +47,7 @@ static int refuse(const char *path, gostx_cms_status st, const uint8_t *oid, siz
     const char *name = foreign_name(dotted);
     snprintf(text, sizeof text, " (%s%sOID %s)", name ? name : "", name ? ", " : "", dotted);
   }
+  if (st == GOSTX_CMS_TOO_LARGE && element) snprintf(text, sizeof text, ": %s", element);
   cli_err("cms: %s: %s%s", path, gostx_cms_status_name(st), text);
   fprintf(stderr, "Error decrypting CMS structure\n");
   return CMS_EXIT_VERIFY;
@@ -225,7 +228,7 @@ static int refuse_decrypt(const cms_args *a, const gostx_cms_decrypt_params *p,
     fprintf(stderr, "Error decrypting CMS structure\n");
     return CMS_EXIT_VERIFY;
   }
-  return refuse(a->in, res->status, res->oid, res->oid_len);
+  return refuse(a->in, res->status, res->oid, res->oid_len, res->too_large);
 }
 
 static int content_write(void *ctx, const uint8_t *p, size_t len) {

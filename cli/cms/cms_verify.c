@@ -181,7 +181,11 @@ static int verify_streamed(const cms_args *a, uint8_t *work, gostx_cms_signed *s
   int lrc = gostx_cms_signed_stream(work, GOSTX_CMS_STREAM_WORK, cms_stream_read, &in,
                                     a->out ? out_write : NULL, &out, &res);
   if (lrc && in.failed) rc = lrc; /* said already */
-  else if (lrc) rc = lrc > 0 ? lrc : (cli_err("cms: %s: %s", a->in, gostx_cms_status_name(res.status)), CMS_EXIT_VERIFY);
+  else if (lrc > 0) rc = lrc;
+  else if (lrc) /* TOO_LARGE names the element */
+    rc = (cli_err("cms: %s: %s%s%s", a->in, gostx_cms_status_name(res.status), res.too_large ? ": " : "",
+                  res.too_large ? res.too_large : ""),
+          CMS_EXIT_VERIFY);
   else if (!res.attached)
     rc = cli_usage("cms: %s is a detached signature: -content FILE is needed", a->in);
   else if (gostx_cms_signed_parse(res.der, res.der_len, sd, &st))

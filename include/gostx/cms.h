@@ -79,7 +79,8 @@ typedef enum gostx_cms_status {
   /* streaming (BER) input */
   GOSTX_CMS_BAD_EOC,            /* an indefinite-length element's end-of-contents is not 00 00 */
   GOSTX_CMS_TOO_DEEP,           /* nested deeper than GOSTX_CMS_STREAM_DEPTH */
-  GOSTX_CMS_TOO_LARGE,          /* a header element larger than the streaming work buffer */
+  GOSTX_CMS_TOO_LARGE,          /* a header element larger than the streaming work buffer (the
+                                   stream result's too_large names it) */
   /* EnvelopedData and EncryptedData name their own parts */
   GOSTX_CMS_TOO_MANY_RECIPIENTS, /* more recipients than GOSTX_CMS_MAX_RECIPIENTS */
   GOSTX_CMS_UNKNOWN_CIPHER,     /* contentEncryptionAlgorithm not built (AES, ...: OID given) */
@@ -469,6 +470,8 @@ typedef struct gostx_cms_stream_result {
   size_t oid_len;
   uint64_t content_len;     /* bytes given to write */
   size_t n_recipients;      /* EnvelopedData: its RecipientInfos, of every kind */
+  const char *too_large;    /* GOSTX_CMS_TOO_LARGE: the element that did not fit in the work
+                               buffer ("recipientInfos", "originatorInfo", ...); NULL otherwise */
 } gostx_cms_stream_result;
 
 /* Decrypts the EnvelopedData (or, with secret_key, EncryptedData) read
@@ -530,6 +533,10 @@ typedef struct gostx_cms_signed_stream_result {
   uint64_t content_len;
   const uint8_t *der; /* in work */
   size_t der_len;
+  /* GOSTX_CMS_TOO_LARGE: the element that did not fit in the work buffer
+   * ("certificates", "signerInfos: a SignerInfo's signedAttrs", ...);
+   * NULL otherwise */
+  const char *too_large;
 } gostx_cms_signed_stream_result;
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_stream(uint8_t *work, size_t work_len,
                                                         gostx_cms_read_fn read, void *read_ctx,

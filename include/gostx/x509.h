@@ -63,7 +63,10 @@ typedef enum gostx_x509_status {
   GOSTX_X509_OCSP_INVALID,      /* the response for the certificate fails its checks (signer,
                                    signature, responder's EKU or validity) */
   GOSTX_X509_OCSP_STALE,        /* the response's nextUpdate is before the time checked */
-  GOSTX_X509_NO_REVOCATION_DATA /* neither a CRL nor an OCSP response for the certificate */
+  GOSTX_X509_NO_REVOCATION_DATA, /* neither a CRL nor an OCSP response for the certificate */
+  /* CRLs again (added after the OCSP ones; the values above keep theirs) */
+  GOSTX_X509_CRL_NO_NUMBER,      /* the CRL has no cRLNumber (RFC 5280 5.2.3: a MUST) */
+  GOSTX_X509_CRL_NUMBER_CRITICAL /* the CRL's cRLNumber is marked critical (5.2.3: non-critical) */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:

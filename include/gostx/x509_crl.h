@@ -76,6 +76,9 @@ typedef struct gostx_x509_crl {
   int unknown_critical;
   const uint8_t *revoked; /* revokedCertificates' content, NULL when absent */
   size_t revoked_len, n_revoked;
+  /* the cRLNumber extension is marked critical: the CRL may be read but
+   * is no source of revocation status (5.2.3), as one without crl_number */
+  int crl_number_critical;
 } gostx_x509_crl;
 
 /* One revokedCertificates entry. */
@@ -133,6 +136,8 @@ typedef struct gostx_x509_revocation {
  * else why no CRL decided, the one of the issuer's CRLs nearest to use:
  * GOSTX_X509_CRL_BAD_SIGNATURE, GOSTX_X509_CRL_WRONG_ISSUER,
  * GOSTX_X509_KEY_USAGE (no cRLSign), GOSTX_X509_CRL_CRITICAL_EXT,
+ * GOSTX_X509_CRL_NO_NUMBER, GOSTX_X509_CRL_NUMBER_CRITICAL (the issuer's
+ * CRL without a cRLNumber, or with a critical one: RFC 5280 5.2.3),
  * GOSTX_X509_CRL_EXPIRED (nextUpdate before now: stale data),
  * GOSTX_X509_CRL_SCOPE (the issuer's CRLs
  * do not cover this certificate: its status unknown), and
@@ -157,7 +162,8 @@ typedef struct gostx_x509_crl_spec {
   const uint8_t *issuer; /* the issuer's subject Name, whole DER element */
   size_t issuer_len;
   int64_t this_update, next_update; /* next_update -1: none (5.1.2.5 says MUST) */
-  const uint8_t *crl_number;        /* big-endian, 1..20 bytes; NULL: none (5.2.3 says MUST) */
+  const uint8_t *crl_number;        /* big-endian, 1..20 bytes, required (5.2.3's MUST;
+                                       written non-critical, as 5.2.3 asks) */
   size_t crl_number_len;
   const uint8_t *issuer_key_id; /* authorityKeyIdentifier's keyIdentifier; NULL: none */
   size_t issuer_key_id_len;
@@ -167,7 +173,8 @@ typedef struct gostx_x509_crl_spec {
 
 /* A v2 CRL of spec signed by issuer_key (GOST R 34.10-2012, 256 or 512
  * bits) as DER into out[cap]: 0; GOSTX_ELEN with *out_len the length
- * needed; GOSTX_EINVAL a bad spec or key. */
+ * needed; GOSTX_EINVAL a bad spec or key (no crl_number among them: a CRL
+ * without one is no source of revocation status, gostx_x509_crl_status). */
 GOSTX_API int gostx_x509_crl_write(const gostx_x509_crl_spec *spec,
                                    const gostx_gost3410_key *issuer_key, uint8_t *out, size_t cap,
                                    size_t *out_len);

@@ -20,11 +20,13 @@ typedef struct dstream {
   gostx_cms_stream_result *res;
 } dstream;
 
-/* The next element (tag) whole into the header area; *whole its DER. */
-static int take(dstream *d, uint8_t tag, gostx__der *whole) {
+/* The next element (tag) whole into the header area; *whole its DER;
+ * what names it when it does not fit. */
+static int take(dstream *d, uint8_t tag, gostx__der *whole, const char *what) {
   size_t cap = (size_t)(d->p->work + d->p->work_len - d->head_end);
   int rc = gostx__ber_element(&d->r, tag, d->head_end, cap, whole);
   if (!rc) d->head_end += whole->n;
+  else if (d->r.st == GOSTX_CMS_TOO_LARGE) d->res->too_large = what;
   return rc;
 }
 
@@ -38,7 +40,7 @@ static int fail(dstream *d, gostx_cms_status st) {
 static int content_info(dstream *d, int enveloped) {
   gostx__der whole, oid;
   int rc = gostx__ber_open(&d->r, GOSTX__DER_SEQ);
-  if (!rc) rc = take(d, GOSTX__DER_OID, &whole);
+  if (!rc) rc = take(d, GOSTX__DER_OID, &whole, "contentType");
   if (rc) return rc;
   if (gostx__der_oid(&whole, &oid)) return GOSTX_EFORMAT;
   if (enveloped ? !GOSTX__DER_OID_IS(oid, OID_ENVELOPED_DATA) : !GOSTX__DER_OID_IS(oid, OID_ENCRYPTED_DATA))
@@ -53,10 +55,10 @@ static int content_info(dstream *d, int enveloped) {
 static int head(dstream *d, int enveloped) {
   uint8_t *start = d->head_end, tag = 0;
   gostx__der el, fields;
-  int version, rc = take(d, GOSTX__DER_INT, &el);
+  int version, rc = take(d, GOSTX__DER_INT, &el, "version");
   if (!rc && enveloped && gostx__ber_more(&d->r, &tag) == 1 && tag == GOSTX__DER_CTXC(0))
-    rc = take(d, tag, &el); /* originatorInfo */
-  if (!rc && enveloped) rc = take(d, GOSTX__DER_SET, &el);
+    rc = take(d, tag, &el, "originatorInfo");
+  if (!rc && enveloped) rc = take(d, GOSTX__DER_SET, &el, "recipientInfos");
   if (rc) return rc;
   fields.p = start, fields.n = (size_t)(d->head_end - start);
   if (enveloped) {
@@ -72,8 +74,8 @@ static int head(dstream *d, int enveloped) {
 static int content_alg(dstream *d, gostx_cms_encrypted_content *ec) {
   gostx__der whole, type, alg;
   int rc = gostx__ber_open(&d->r, GOSTX__DER_SEQ);
-  if (!rc) rc = take(d, GOSTX__DER_OID, &whole);
-  if (!rc) rc = take(d, GOSTX__DER_SEQ, &alg);
+  if (!rc) rc = take(d, GOSTX__DER_OID, &whole, "encryptedContentInfo: contentType");
+  if (!rc) rc = take(d, GOSTX__DER_SEQ, &alg, "encryptedContentInfo: contentEncryptionAlgorithm");
   if (rc) return rc;
   if (gostx__der_oid(&whole, &type) || gostx__cms_content_alg(&alg, ec) || alg.n) return GOSTX_EFORMAT;
   if (!gostx__cms_content_type_ok(type)) return fail(d, GOSTX_CMS_BAD_CONTENT_TYPE);
@@ -123,7 +125,7 @@ static int tail(dstream *d, gostx_cms_encrypted_content *ec) {
   int rc = gostx__ber_close(&d->r), more = rc ? 0 : gostx__ber_more(&d->r, &tag);
   if (rc || more < 0 || more > 1) return rc ? rc : more;
   if (more && tag == GOSTX__DER_CTXC(1)) {
-    if ((rc = take(d, tag, &whole))) return rc;
+    if ((rc = take(d, tag, &whole, "unprotectedAttrs"))) return rc;
     if (gostx__der_get(&whole, GOSTX__DER_CTXC(1), &attrs, NULL) ||
         gostx__cms_unprotected_attrs(attrs, ec, &d->res->status))
       return GOSTX_EFORMAT;

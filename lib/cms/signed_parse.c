@@ -43,7 +43,7 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
       return "parse: an indefinite-length element does not end with end-of-contents (00 00)";
     case GOSTX_CMS_TOO_DEEP: return "parse: elements nested deeper than the streaming reader allows";
     case GOSTX_CMS_TOO_LARGE:
-      return "limits: a header element (recipientInfos, certificates) larger than the work buffer";
+      return "limits: an element read whole (not the content) is larger than the streaming work buffer";
     case GOSTX_CMS_BAD_MAC:
       return "content: the OMAC does not verify (content or its MAC attribute changed, or wrong key)";
     case GOSTX_CMS_TOO_MANY_RECIPIENTS:

@@ -18,23 +18,50 @@ typedef struct sstream {
   gostx_cms_signed_stream_result *res;
 } sstream;
 
-/* The next element (tag) whole, appended to the rebuilt fields. */
-static int take(sstream *s, uint8_t tag, gostx__der *whole) {
+/* TOO_LARGE, what did not fit named in the result. */
+static int too_large(sstream *s, const char *what) {
+  s->res->too_large = what;
+  return s->r.st = GOSTX_CMS_TOO_LARGE, GOSTX_EFORMAT;
+}
+
+/* The next element (tag) whole, appended to the rebuilt fields; what
+ * names it when it does not fit. */
+static int take(sstream *s, uint8_t tag, gostx__der *whole, const char *what) {
   int rc = gostx__ber_element(&s->r, tag, s->end, (size_t)(s->limit - s->end), whole);
   if (!rc) s->end += whole->n;
+  else if (s->r.st == GOSTX_CMS_TOO_LARGE) s->res->too_large = what;
   return rc;
 }
 
-/* certificates [0], crls [1] or signerInfos, definite or not (BouncyCastle
- * writes the certificates' [0] with an indefinite length): its elements
- * whole, appended under a definite header, as DER writes it. */
-static int take_set(sstream *s, uint8_t tag) {
+/* What a SignerInfo's field (RFC 5652 5.3) is called, by its place and
+ * tag: version, sid, digestAlgorithm, [0] signedAttrs, signatureAlgorithm,
+ * signature, [1] unsignedAttrs. */
+static const char *signer_field(size_t i, uint8_t tag) {
+  static const char *const first[] = {"signerInfos: a SignerInfo's version", "signerInfos: a SignerInfo's sid",
+                                      "signerInfos: a SignerInfo's digestAlgorithm"};
+  if (i < 3) return first[i];
+  if (tag == GOSTX__DER_CTXC(0)) return "signerInfos: a SignerInfo's signedAttrs";
+  if (tag == GOSTX__DER_CTXC(1)) return "signerInfos: a SignerInfo's unsignedAttrs";
+  return tag == GOSTX__DER_OCTETS ? "signerInfos: a SignerInfo's signature"
+                                  : "signerInfos: a SignerInfo's signatureAlgorithm";
+}
+
+/* certificates [0], crls [1] or signerInfos (and inside it each
+ * SignerInfo), definite or not (BouncyCastle writes the certificates' [0]
+ * with an indefinite length): its elements whole, appended under a
+ * definite header, as DER writes it. A SignerInfo is taken field by field,
+ * so that the one too large for the work buffer is named. */
+static int take_set(sstream *s, uint8_t tag, const char *what) {
   uint8_t *at = s->end, hdr[GOSTX__DER_HEADER_MAX], t;
   gostx__der el;
-  if ((size_t)(s->limit - s->end) < sizeof hdr) return s->r.st = GOSTX_CMS_TOO_LARGE, GOSTX_EFORMAT;
+  if ((size_t)(s->limit - s->end) < sizeof hdr) return too_large(s, what);
   s->end += sizeof hdr;
   int rc = gostx__ber_open(&s->r, tag);
-  while (!rc && (rc = gostx__ber_more(&s->r, &t)) == 1) rc = take(s, t, &el);
+  for (size_t i = 0; !rc && (rc = gostx__ber_more(&s->r, &t)) == 1; i++) {
+    if (tag == GOSTX__DER_SET && t == GOSTX__DER_SEQ) rc = take_set(s, t, what); /* a SignerInfo */
+    else if (tag == GOSTX__DER_SEQ) rc = take(s, t, &el, signer_field(i, t));
+    else rc = take(s, t, &el, what);
+  }
   if (!rc) rc = gostx__ber_close(&s->r);
   if (rc) return rc;
   size_t len = (size_t)(s->end - at) - sizeof hdr, h = gostx__der_header(hdr, tag, len);
@@ -83,10 +110,10 @@ static int encap(sstream *s, unsigned want, gostx_cms_write_fn write, void *wctx
   gostx__der type;
   uint8_t tag = 0;
   uint8_t *at = s->end;
-  if (s->limit - s->end < 2) return s->r.st = GOSTX_CMS_TOO_LARGE, GOSTX_EFORMAT;
+  if (s->limit - s->end < 2) return too_large(s, "encapContentInfo");
   s->end += 2; /* SEQUENCE's header, its length known after */
   int rc = gostx__ber_open(&s->r, GOSTX__DER_SEQ);
-  if (!rc) rc = take(s, GOSTX__DER_OID, &type);
+  if (!rc) rc = take(s, GOSTX__DER_OID, &type, "encapContentInfo: eContentType");
   if (rc) return rc;
   if (type.n > 127) return GOSTX_EFORMAT;
   (void)gostx__der_header(at, GOSTX__DER_SEQ, type.n); /* two bytes, as reserved */
@@ -118,20 +145,23 @@ static int run(sstream *s, gostx_cms_write_fn write, void *wctx) {
   gostx__der el, oid;
   uint8_t tag = 0;
   int rc = gostx__ber_open(&s->r, GOSTX__DER_SEQ);
-  if (!rc) rc = take(s, GOSTX__DER_OID, &el);
+  if (!rc) rc = take(s, GOSTX__DER_OID, &el, "contentType");
   if (rc) return rc;
   s->end = s->start; /* the type is not a field */
   if (gostx__der_oid(&el, &oid) || !GOSTX__DER_OID_IS(oid, OID_SIGNED_DATA))
     return s->res->status = GOSTX_CMS_NOT_SIGNED_DATA, GOSTX_EFORMAT;
   if ((rc = gostx__ber_open(&s->r, GOSTX__DER_CTXC(0))) || (rc = gostx__ber_open(&s->r, GOSTX__DER_SEQ)) ||
-      (rc = take(s, GOSTX__DER_INT, &el)) || (rc = take(s, GOSTX__DER_SET, &el)) ||
+      (rc = take(s, GOSTX__DER_INT, &el, "version")) ||
+      (rc = take(s, GOSTX__DER_SET, &el, "digestAlgorithms")) ||
       (rc = encap(s, wanted(el), write, wctx)))
     return rc;
   /* certificates [0], crls [1], signerInfos: their order checked by the parser */
   while ((rc = gostx__ber_more(&s->r, &tag)) == 1) {
     if (tag != GOSTX__DER_CTXC(0) && tag != GOSTX__DER_CTXC(1) && tag != GOSTX__DER_SET)
       return GOSTX_EFORMAT;
-    if ((rc = take_set(s, tag))) return rc;
+    if ((rc = take_set(s, tag, tag == GOSTX__DER_SET ? "signerInfos"
+                               : tag == GOSTX__DER_CTXC(0) ? "certificates" : "crls")))
+      return rc;
   }
   if (rc) return rc;
   for (int i = 0; i < 3 && !rc; i++) rc = gostx__ber_close(&s->r);

@@ -189,14 +189,15 @@ static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_
     e->why = "the peer's AUTH does not verify (another PSK)";
   } else {
     gostx_x509_cert leaf;
+    const char *cert_why;
     e->peer_cert = gostx__ike_peer_cert_rev(e->cf->store, &e->cf->revocation, e->cert_note, c,
-                                            id_type, now_ms / 1000, &leaf);
+                                            id_type, now_ms / 1000, &leaf, &cert_why);
     rc = e->peer_cert == GOSTX_X509_OK
              ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce, s.nonce_len,
                                           s.id_mac, auth, auth_len)
              : GOSTX_EAUTH;
-    e->why = e->peer_cert == GOSTX_X509_OK ? "the peer's signature AUTH does not verify"
-                                           : gostx_x509_status_name(e->peer_cert);
+    e->why = e->peer_cert != GOSTX_X509_OK ? cert_why ? cert_why : gostx_x509_status_name(e->peer_cert)
+                                           : gostx__ike_sig_why(rc);
   }
   gostx_memzero(&s, sizeof s);
   if (rc == GOSTX_OK) e->why = NULL;

@@ -376,10 +376,15 @@ int gostx__ike_id_matches_cert(const gostx_x509_cert *cert, uint8_t id_type, con
  * point into c's message), or the check that failed: lib/x509's statuses;
  * MALFORMED too for no CERT, no ID or an unreadable one; UNSUPPORTED for
  * another CERT encoding; PATH_TOO_LONG for too many CERT payloads;
- * KEY_USAGE; NAME_MISMATCH for an ID that does not name the certificate. */
+ * KEY_USAGE; NAME_MISMATCH for an ID that does not name the certificate.
+ * *why (why may be NULL): for a refusal of the payloads themselves (no
+ * CERT, another encoding, too many, no ID) the text that names it, which
+ * the status's text does not; NULL otherwise. */
 gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
                                        const gostx_ike_chain *c, uint8_t id_payload,
-                                       int64_t now, gostx_x509_cert *leaf);
+                                       int64_t now, gostx_x509_cert *leaf, const char **why);
+/* The log's text for gostx__ike_auth_sig_verify's result rc (not 0). */
+const char *gostx__ike_sig_why(int rc);
 
 /* ---- revocation of the peer's path (revoke.c) ---- */
 /* What a certificate of the peer's path without a status from the CRLs
@@ -407,11 +412,11 @@ gostx_x509_status gostx__ike_path_verify(const gostx_x509_store *store,
                                          const gostx_x509_cert *chain, size_t n, int64_t now,
                                          char *note);
 /* gostx__ike_peer_cert with its path checked by gostx__ike_path_verify
- * under rev, note as there. */
+ * under rev, note as there, why as gostx__ike_peer_cert's. */
 gostx_x509_status gostx__ike_peer_cert_rev(const gostx_x509_store *store,
                                            const gostx_ike_revocation *rev, char *note,
                                            const gostx_ike_chain *c, uint8_t id_payload,
-                                           int64_t now, gostx_x509_cert *leaf);
+                                           int64_t now, gostx_x509_cert *leaf, const char **why);
 /* The peer's SIGNATURE_HASH_ALGORITHMS in chain c (RFC 7427 4): 1 with
  * *mask the identifiers below 32 it lists (bit id), 0 when it sent none,
  * GOSTX_EFORMAT for one with a protocol, an SPI, or a list empty or not of

@@ -91,6 +91,18 @@ int gostx__ike_auth_sig_verify(const gostx_x509_cert *cert, const uint8_t *msg, 
   return rc == GOSTX_EFORMAT ? GOSTX_EAUTH : rc; /* r or s out of range: no signature */
 }
 
+const char *gostx__ike_sig_why(int rc) {
+  switch (rc) {
+    case GOSTX_EUNSUP:
+      return "the peer's AUTH signature algorithm is not supported (RFC 9385 7.2: "
+             "id-tc26-signwithdigest-gost3410-12-256 or -512 of its certificate's key size, "
+             "parameters absent)";
+    case GOSTX_EFORMAT:
+      return "the peer's signature AUTH is malformed (its lengths are not the key's)";
+    default: return "the peer's signature AUTH does not verify";
+  }
+}
+
 int gostx__ike_sig_hashes(const gostx_ike_chain *c, uint32_t *mask) {
   if (!c || !mask) return GOSTX_EINVAL;
   int seen = 0;
@@ -162,9 +174,10 @@ int gostx__ike_id_matches_cert(const gostx_x509_cert *c, uint8_t id_type, const 
 }
 
 /* The CERT payloads of c parsed into chain (RFC 7296 3.6: the first holds
- * the key that signed AUTH; the others may help build the path). */
+ * the key that signed AUTH; the others may help build the path); a
+ * refusal of the payloads themselves named in *why. */
 static gostx_x509_status read_certs(const gostx_ike_chain *c, gostx_x509_cert *chain,
-                                    size_t *n) {
+                                    size_t *n, const char **why) {
   gostx_x509_status st = GOSTX_X509_OK;
   *n = 0;
   for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_CERT); p;
@@ -173,32 +186,40 @@ static gostx_x509_status read_certs(const gostx_ike_chain *c, gostx_x509_cert *c
     const uint8_t *der;
     size_t len;
     if (gostx__ike_cert_read(p->body, p->len, &enc, &der, &len) != GOSTX_OK)
-      return GOSTX_X509_MALFORMED;
-    if (enc != GOSTX_IKE_CERT_X509_SIG) return GOSTX_X509_UNSUPPORTED;
-    if (*n == GOSTX_IKE_MAX_CERTS) return GOSTX_X509_PATH_TOO_LONG;
+      return *why = "a CERT payload is malformed (RFC 7296 3.6)", GOSTX_X509_MALFORMED;
+    if (enc != GOSTX_IKE_CERT_X509_SIG)
+      return *why = "a CERT payload's encoding is not 4, X.509 Certificate - Signature (RFC 7296 "
+                    "3.6), the only one read",
+             GOSTX_X509_UNSUPPORTED;
+    if (*n == GOSTX_IKE_MAX_CERTS)
+      return *why = "more CERT payloads than the 4 read (GOSTX_IKE_MAX_CERTS)", GOSTX_X509_PATH_TOO_LONG;
     if (gostx_x509_parse(der, len, &chain[*n], &st) != GOSTX_OK) return st;
     (*n)++;
   }
+  if (!*n) *why = "no CERT payload: certificate authentication needs the peer's certificate";
   return *n ? GOSTX_X509_OK : GOSTX_X509_MALFORMED;
 }
 
 gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
                                        const gostx_ike_chain *c, uint8_t id_payload,
-                                       int64_t now, gostx_x509_cert *leaf) {
-  return gostx__ike_peer_cert_rev(store, NULL, NULL, c, id_payload, now, leaf);
+                                       int64_t now, gostx_x509_cert *leaf, const char **why) {
+  return gostx__ike_peer_cert_rev(store, NULL, NULL, c, id_payload, now, leaf, why);
 }
 
 gostx_x509_status gostx__ike_peer_cert_rev(const gostx_x509_store *store,
                                            const gostx_ike_revocation *rev, char *note,
                                            const gostx_ike_chain *c, uint8_t id_payload,
-                                           int64_t now, gostx_x509_cert *leaf) {
+                                           int64_t now, gostx_x509_cert *leaf, const char **why) {
   static const gostx_x509_cert none;
   gostx_x509_cert chain[GOSTX_IKE_MAX_CERTS];
   size_t n;
+  const char *dummy;
+  if (!why) why = &dummy;
+  *why = NULL;
   if (note) note[0] = 0;
   if (!store || !c || !leaf) return GOSTX_X509_MALFORMED;
   *leaf = none;
-  gostx_x509_status st = read_certs(c, chain, &n);
+  gostx_x509_status st = read_certs(c, chain, &n, why);
   if (st == GOSTX_X509_OK)
     st = gostx__ike_path_verify(store, rev, chain, n, now, note);
   if (st != GOSTX_X509_OK) return st;
@@ -214,7 +235,7 @@ gostx_x509_status gostx__ike_peer_cert_rev(const gostx_x509_store *store,
   const uint8_t *id;
   size_t id_len;
   if (!idp || gostx__ike_id_read(idp->body, idp->len, &id_type, &id, &id_len) != GOSTX_OK)
-    return GOSTX_X509_MALFORMED;
+    return *why = idp ? "the ID payload is malformed" : "no ID payload", GOSTX_X509_MALFORMED;
   /* RFC 4945 3.1.5: no match, no SA */
   if (!gostx__ike_id_matches_cert(&chain[0], id_type, id, id_len))
     return GOSTX_X509_NAME_MISMATCH;

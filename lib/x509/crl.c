@@ -224,6 +224,7 @@ static int crl_ext(void *ctx, gostx__der oid, int critical, gostx__der v, gostx_
       rc = GOSTX_EFORMAT;
     c->crl_number = x.p;
     c->crl_number_len = x.n;
+    c->crl_number_critical = critical;
   } else if (GOSTX__DER_OID_IS(oid, OID_EXT_AKI)) {
     rc = ext_aki(v, c);
   } else if (GOSTX__DER_OID_IS(oid, OID_EXT_IDP)) {

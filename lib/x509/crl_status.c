@@ -81,6 +81,8 @@ static int nearness(gostx_x509_status st) {
     case GOSTX_X509_CRL_WRONG_ISSUER: return 4;
     case GOSTX_X509_CRL_BAD_SIGNATURE: return 5;
     case GOSTX_X509_KEY_USAGE: return 6;
+    case GOSTX_X509_CRL_NO_NUMBER: return 7;
+    case GOSTX_X509_CRL_NUMBER_CRITICAL: return 7;
     case GOSTX_X509_CRL_EXPIRED: return 8;
     default: return 0;
   }
@@ -94,6 +96,12 @@ static gostx_x509_status usable(const gostx_x509_crl *crl, const gostx_x509_cert
   if (!in_scope(crl, cert)) return GOSTX_X509_CRL_SCOPE;
   gostx_x509_status st = crl_verify(crl, issuer, memo);
   if (st != GOSTX_X509_OK) return st;
+  /* 5.2.3: conforming issuers MUST include cRLNumber, non-critical; one
+   * that does not is not trusted for status (openssl refuses the critical
+   * one, x509-limbo's crl::crlnumber-* expect both refused). Judged once
+   * the CRL is known to be the issuer's, so a stranger's CRL is named so. */
+  if (!crl->crl_number) return GOSTX_X509_CRL_NO_NUMBER;
+  if (crl->crl_number_critical) return GOSTX_X509_CRL_NUMBER_CRITICAL;
   if (crl->next_update >= 0 && now > crl->next_update) return GOSTX_X509_CRL_EXPIRED;
   return GOSTX_X509_OK;
 }

@@ -113,13 +113,33 @@ static size_t counted_intermediates(const search *s) {
   return n;
 }
 
+/* 1 when c's authorityKeyIdentifier keyIdentifier names another key than
+ * cand's: cand has the issuer's name but is not the issuer. */
+static int aki_names_other(const gostx_x509_cert *c, const gostx_x509_cert *cand) {
+  static const uint8_t oid_aki[] = {0x55, 0x1d, 0x23}; /* 2.5.29.35 */
+  gostx__der v, seq, id;
+  uint8_t kid[64];
+  size_t n;
+  if (!gostx__x509_cert_ext(c, oid_aki, sizeof oid_aki, &v) ||
+      gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || !gostx__der_peek(&seq, GOSTX__DER_CTX(0)) ||
+      gostx__der_get(&seq, GOSTX__DER_CTX(0), &id, NULL) ||
+      gostx_x509_cert_key_id(cand, kid, sizeof kid, &n))
+    return 0;
+  return id.n != n || memcmp(id.p, kid, n);
+}
+
+#define OTHER_KEY_WHY                                                                          \
+  "issuer: no trusted issuer found (unknown CA): the certificate of the issuer's name holds "   \
+  "another key than the one that signed (another size or kind, or one the "                    \
+  "authorityKeyIdentifier does not name)"
+
 /* The top certificate of the path got no issuer: the path ranks by its
  * length (one more when an issuer was there but a limit kept it out). */
-static void dead_end(search *s, gostx_x509_status none, int limit) {
+static void dead_end(search *s, gostx_x509_status none, int other_key, int limit) {
   char why[160];
   size_t top = s->len - 1;
   if (limit == NO_LIMIT) {
-    note(s, (int)s->len, none, top, NULL);
+    note(s, (int)s->len, none, top, none == GOSTX_X509_UNKNOWN_CA && other_key ? OTHER_KEY_WHY : NULL);
   } else if (limit == LIMIT_DEPTH) {
     note(s, (int)s->len + 1, GOSTX_X509_PATH_TOO_LONG, top, NULL);
   } else {
@@ -136,7 +156,7 @@ static void dead_end(search *s, gostx_x509_status none, int limit) {
 static int extend(search *s) {
   const gostx_x509_cert *c = s->path[s->len - 1];
   gostx_x509_status none = GOSTX_X509_UNKNOWN_CA; /* why no issuer was taken */
-  int limit = NO_LIMIT, taken = 0;
+  int limit = NO_LIMIT, taken = 0, other_key = 0;
   size_t tried_from = s->n_tried;
   for (int pass = 0; pass < 2; pass++) {
     const gostx_x509_cert *list = pass ? s->chain + 1 : s->anchors;
@@ -165,9 +185,13 @@ static int extend(search *s) {
       s->tried[s->n_tried++] = cand;
       size_t mine = s->n_tried;
       int rc = gostx__x509_check_signature(c, cand, s->o->memo);
-      if (rc) { /* a signature that failed is the better report than no issuer found */
-        if (none != GOSTX_X509_BAD_SIGNATURE)
-          none = rc == GOSTX_EUNSUP ? GOSTX_X509_UNSUPPORTED : GOSTX_X509_BAD_SIGNATURE;
+      if (rc) {
+        /* a key that cannot have made the signature (EUNSUP: another size or
+         * kind) or that the AKI does not name is another CA's of the same
+         * name: no issuer (openssl: unable to get local issuer certificate);
+         * a signature failing under the key it names is the better report */
+        if (rc == GOSTX_EUNSUP || aki_names_other(c, cand)) other_key = 1;
+        else none = GOSTX_X509_BAD_SIGNATURE;
         continue;
       }
       taken = 1;
@@ -178,7 +202,7 @@ static int extend(search *s) {
       if (passed) return 1;
     }
   }
-  if (!taken) dead_end(s, none, limit);
+  if (!taken) dead_end(s, none, other_key, limit);
   s->n_tried = tried_from;
   return 0;
 }

@@ -106,7 +106,11 @@ static int key_usage_empty(const facts *f) { return f->c->key_usage == 0; }
 static int signing_ca(const gostx_x509_cert *c) {
   return c->is_ca && (c->key_usage & GOSTX_X509_KU_KEY_CERT_SIGN);
 }
-static int ca_key_usage_absent(const facts *f) { return f->c->is_ca && f->c->key_usage == ~0u; }
+/* Not asked of the anchor: an input (6.1.1(d)) whose keyUsage, when it has
+ * none, allows every use, as 6.1.4(n) reads an absent one; its
+ * certificates are judged by what it carries (basicConstraints, a present
+ * keyUsage's keyCertSign), not by how it was issued. */
+static int ca_key_usage_absent(const facts *f) { return !f->anchor && f->c->is_ca && f->c->key_usage == ~0u; }
 static int ca_basic_not_critical(const facts *f) { return signing_ca(f->c) && !f->bc.critical; }
 static int path_len_not_ca(const facts *f) { return f->c->path_len >= 0 && !signing_ca(f->c); }
 static int ca_without_ski(const facts *f) { return f->c->is_ca && !f->ski.present; }

@@ -60,9 +60,10 @@ static int put_entry(gostx__der_w *w, const gostx_x509_crl_revoked *e) {
 
 int gostx_x509_crl_write(const gostx_x509_crl_spec *s, const gostx_gost3410_key *k, uint8_t *out,
                          size_t cap, size_t *out_len) {
+  /* a cRLNumber always (5.2.3): readers, gostx's own, use no CRL without one */
   if (!s || !gostx__x509_key_ok(k) || !out_len || !s->issuer || (s->n_entries && !s->entries) ||
-      (s->next_update >= 0 && s->next_update < s->this_update) ||
-      (s->crl_number && !gostx__x509_serial_ok(s->crl_number, s->crl_number_len)) ||
+      (s->next_update >= 0 && s->next_update < s->this_update) || !s->crl_number ||
+      !gostx__x509_serial_ok(s->crl_number, s->crl_number_len) ||
       (s->issuer_key_id && (!s->issuer_key_id_len || s->issuer_key_id_len > 64)))
     return GOSTX_EINVAL;
   gostx__der_w w;
@@ -82,17 +83,14 @@ int gostx_x509_crl_write(const gostx_x509_crl_spec *s, const gostx_gost3410_key 
       if (put_entry(&w, &s->entries[i])) return GOSTX_EINVAL;
     gostx__der_w_end(&w);
   }
-  if (s->issuer_key_id || s->crl_number) {
-    gostx__der_w_begin(&w, GOSTX__DER_CTXC(0));
-    gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-    if (s->issuer_key_id)
-      put_ext_tlv(&w, OID_AKI, sizeof OID_AKI - 1, GOSTX__DER_SEQ, s->issuer_key_id, s->issuer_key_id_len);
-    if (s->crl_number)
-      put_ext_tlv(&w, OID_CRL_NUMBER, sizeof OID_CRL_NUMBER - 1, GOSTX__DER_INT, s->crl_number,
-                  s->crl_number_len);
-    gostx__der_w_end(&w);
-    gostx__der_w_end(&w);
-  }
+  gostx__der_w_begin(&w, GOSTX__DER_CTXC(0));
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  if (s->issuer_key_id)
+    put_ext_tlv(&w, OID_AKI, sizeof OID_AKI - 1, GOSTX__DER_SEQ, s->issuer_key_id, s->issuer_key_id_len);
+  put_ext_tlv(&w, OID_CRL_NUMBER, sizeof OID_CRL_NUMBER - 1, GOSTX__DER_INT, s->crl_number,
+              s->crl_number_len); /* non-critical (put_ext_tlv's 0) */
+  gostx__der_w_end(&w);
+  gostx__der_w_end(&w);
   gostx__der_w_end(&w);
   return gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, k), out_len);
 }

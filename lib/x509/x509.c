@@ -62,6 +62,10 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
     case GOSTX_X509_OCSP_STALE: return "revocation: the OCSP response is stale (nextUpdate passed)";
     case GOSTX_X509_NO_REVOCATION_DATA:
       return "revocation: no revocation data (no CRL of the issuer, no OCSP response for the certificate)";
+    case GOSTX_X509_CRL_NO_NUMBER:
+      return "revocation: the CRL has no cRLNumber (RFC 5280 5.2.3): not used";
+    case GOSTX_X509_CRL_NUMBER_CRITICAL:
+      return "revocation: the CRL's cRLNumber is marked critical (RFC 5280 5.2.3): not used";
   }
   return "unknown status";
 }

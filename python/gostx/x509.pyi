@@ -48,6 +48,8 @@ class Status(enum.IntEnum):
     OCSP_INVALID = 33
     OCSP_STALE = 34
     NO_REVOCATION_DATA = 35
+    CRL_NO_NUMBER = 36
+    CRL_NUMBER_CRITICAL = 37
     @property
     def text(self) -> str: ...
 

@@ -38,11 +38,8 @@ HERE = Path(__file__).resolve().parent
 SKIP_FAMILIES = {
     "webpki::": "the CA/Browser Forum web-PKI profile (key sizes, curves, EKU and SAN rules "
     "of the Baseline Requirements), not RFC 5280's: gostx checks RFC 5280 + GOST",
-    "crl::": "revocation: gostx x509 verify takes no CRLs",
 }
-SKIP_FEATURES = {
-    "has-crl": "revocation: gostx x509 verify takes no CRLs",
-}
+SKIP_FEATURES = {}
 
 # OIDs as DER contents (RFC 9215, R 1323565.1.023).
 OID_KEY_256 = "1.2.643.7.1.1.1.1"  # id-tc26-gost3410-12-256
@@ -269,9 +266,20 @@ class Cert:
         return seq(tbs, outer, enc(0x03, b"\0" + issuer_key.sign(tbs)))
 
 
-def pem_ders(pem):
-    blocks = pem.split("-----BEGIN CERTIFICATE-----")[1:]
+def pem_ders(pem, kind="CERTIFICATE"):
+    blocks = pem.split("-----BEGIN %s-----" % kind)[1:]
     return [base64.b64decode("".join(b.split("-----END")[0].split())) for b in blocks]
+
+
+def resign_crl(der, key):
+    """The CRL's TBSCertList with GOST's signature algorithm, signed by key."""
+    tbs, _, _ = children(content(der))
+    items = children(content(tbs))
+    at = 1 if items[0][0] == 0x02 else 0  # version present (v2)
+    alg = seq(oid(OID_SIG_256))
+    items[at] = alg
+    tbs = seq(*items)
+    return seq(tbs, alg, enc(0x03, b"\0" + key.sign(tbs)))
 
 
 def skip_reason(tc):
@@ -332,6 +340,13 @@ def convert(tc, keys):
         return GostKey(b"phantom\0" + c.issuer + c.der)
 
     new = {d: c.resign(key_of(c), issuer_key(c)) for d, c in certs.items()}
+    crls = []
+    for der in (d for p in tc.get("crls") or [] for d in pem_ders(p, "X509 CRL")):
+        crl = x509.load_der_x509_crl(der)
+        signer = [o for o in certs.values() if o.pub is not None and crl.is_signature_valid(o.pub)]
+        if not signer:
+            notes.append("no signer in the case for a CRL")
+        crls.append(resign_crl(der, key_of(signer[0]) if signer else GostKey(b"phantom\0" + der)))
     b64 = lambda d: base64.b64encode(new[d]).decode()
     names = list(tc.get("expected_peer_names") or [])
     if tc.get("expected_peer_name") and tc["expected_peer_name"] not in names:
@@ -350,24 +365,33 @@ def convert(tc, keys):
         "untrusted": [b64(d) for d in groups["untrusted"]],
         "peer": b64(groups["peer"][0]),
     }
+    if crls:
+        out["crls"] = [base64.b64encode(d).decode() for d in crls]
     if notes:
         out["notes"] = sorted(set(notes))
     return out
 
 
-def limbo_from_checkout(checkout):
-    """Run limbo's generator (its `compile` step, in this process) from a checkout."""
+def limbo_from_checkout(checkout, families=None):
+    """Run limbo's generator (its `compile` step, in this process) from a checkout;
+    with families, bettertls:: and online:: only when named (their modules need
+    more packages)."""
     sys.path.insert(0, str(checkout))
     from limbo import testcases  # noqa: E402
     from limbo.models import Limbo  # noqa: E402
-    from limbo.testcases import bettertls, online  # noqa: E402
 
-    if (Path(checkout) / "limbo/_assets/bettertls.json").is_file():
-        bettertls.register_testcases()
-    else:
-        print("note: limbo/_assets/bettertls.json absent: no bettertls:: cases", file=sys.stderr)
-    online.register_testcases()
-    cases = [make() for _, make in testcases.registry.items()]
+    wanted = lambda fam: not families or fam in families
+    if wanted("bettertls::"):
+        from limbo.testcases import bettertls  # noqa: E402
+        if (Path(checkout) / "limbo/_assets/bettertls.json").is_file():
+            bettertls.register_testcases()
+        else:
+            print("note: limbo/_assets/bettertls.json absent: no bettertls:: cases", file=sys.stderr)
+    if wanted("online::"):
+        from limbo.testcases import online  # noqa: E402
+        online.register_testcases()
+    cases = [make() for cid, make in testcases.registry.items()
+             if not families or any(cid.startswith(f) for f in families)]
     return json.loads(Limbo(version=1, testcases=cases).model_dump_json())
 
 
@@ -378,14 +402,19 @@ def main():
     src.add_argument("--limbo-json", type=Path, help="a limbo.json made by `limbo compile`")
     ap.add_argument("--source", default="", help="what the cases came from (a commit), recorded")
     ap.add_argument("-o", "--output", type=Path, default=HERE / "limbo-gost.json.gz")
+    ap.add_argument("--family", action="append",
+                    help="only the cases of this family (crl::, ...; repeatable): the others' "
+                    "files are left as they are")
     args = ap.parse_args()
     if args.limbo_checkout:
-        limbo = limbo_from_checkout(args.limbo_checkout)
+        limbo = limbo_from_checkout(args.limbo_checkout, args.family)
     else:
         limbo = json.loads(args.limbo_json.read_text())
 
     keys, cases, skipped = {}, [], []
     for tc in sorted(limbo["testcases"], key=lambda t: t["id"]):
+        if args.family and not any(tc["id"].startswith(f) for f in args.family):
+            continue
         why = skip_reason(tc) or algorithm_point(tc)
         if why:
             skipped.append({"id": tc["id"], "reason": why})
@@ -393,10 +422,13 @@ def main():
         cases.append(convert(tc, keys))
         print("re-signed", tc["id"], file=sys.stderr)
     # bettertls's thousands in a file of their own: its bytes change only when
-    # bettertls.json does (keys and k are derived, so the output is reproducible).
-    parts = {args.output: lambda c: not c.startswith("bettertls::"),
-             args.output.with_name(args.output.name.replace(".json", "-bettertls.json")):
-             lambda c: c.startswith("bettertls::")}
+    # bettertls.json does (keys and k are derived, so the output is reproducible);
+    # the CRL cases too (added later, from a newer limbo than the others)
+    apart = ("bettertls::", "crl::")
+    parts = {args.output: lambda c: not c.startswith(apart)}
+    for fam in apart:
+        name = args.output.name.replace(".json", "-%s.json" % fam.rstrip(":"))
+        parts[args.output.with_name(name)] = lambda c, fam=fam: c.startswith(fam)
     for path, mine in parts.items():
         if not any(mine(c["id"]) for c in cases):
             print(f"no such cases: {path} left as it is", file=sys.stderr)

@@ -43,9 +43,9 @@ KIND_PURPOSES = {"SERVER": "sslserver", "CLIENT": "sslclient"}
 PURPOSES = {"serverAuth": "sslserver", "clientAuth": "sslclient", "anyExtendedKeyUsage": "any"}
 
 
-def pem(b64):
-    return "-----BEGIN CERTIFICATE-----\n" + "\n".join(textwrap.wrap(b64, 64)) + \
-        "\n-----END CERTIFICATE-----\n"
+def pem(b64, kind="CERTIFICATE"):
+    return "-----BEGIN %s-----\n" % kind + "\n".join(textwrap.wrap(b64, 64)) + \
+        "\n-----END %s-----\n" % kind
 
 
 def attime(text):
@@ -69,6 +69,10 @@ def plan(case, supported):
     args += ["-purpose", PURPOSES[ekus[0]] if ekus else KIND_PURPOSES[case["validation_kind"]]]
     if case["key_usage"]:
         return None, "a key usage requirement (no such option of x509 verify)"
+    if case.get("crls"):  # limbo's CRL cases ask the leaf's status (openssl's -crl_check)
+        if "-crl_check" not in supported:
+            return None, "CRLs: x509 verify has no -crl_check"
+        args += ["-crl_check"]
     if case["max_chain_depth"] is not None:
         if "-verify_depth" not in supported:
             return None, "max_chain_depth: x509 verify has no -verify_depth"
@@ -95,6 +99,9 @@ def verdicts(gostx, cases, runs):
     with tempfile.TemporaryDirectory(prefix="limbo.", dir=SCRATCH) as d:
         Path(d, "ca.pem").write_text("".join(pem(c) for c in cases[0]["trusted"]))
         base = [gostx, "x509", "verify", "-CAfile", os.path.join(d, "ca.pem")]
+        if cases[0].get("crls"):
+            Path(d, "crls.pem").write_text("".join(pem(c, "X509 CRL") for c in cases[0]["crls"]))
+            base += ["-CRLfile", os.path.join(d, "crls.pem")]
         files = {}
         for i, c in enumerate(cases):
             files[os.path.join(d, "%d.pem" % i)] = c
@@ -161,7 +168,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gostx", default=os.environ.get("GOSTX", "build/gostx"))
     ap.add_argument("--data", type=Path, action="append",
-                    help="the cases (repeatable); default limbo-gost.json.gz and -bettertls")
+                    help="the cases (repeatable); default limbo-gost.json.gz, -bettertls and -crl")
     ap.add_argument("--known", type=Path, default=HERE / "known-failures.txt")
     ap.add_argument("--update-known", action="store_true", help="rewrite --known from this run")
     ap.add_argument("-k", "--only", help="only the cases whose id matches this regular expression")
@@ -173,7 +180,8 @@ def main():
                               text=True).stdout
     supported = set(re.findall(r"-[a-z_]+", helptext))
     data = {"cases": [], "skipped": []}
-    for path in args.data or [HERE / "limbo-gost.json.gz", HERE / "limbo-gost-bettertls.json.gz"]:
+    for path in args.data or [HERE / "limbo-gost.json.gz", HERE / "limbo-gost-bettertls.json.gz",
+                              HERE / "limbo-gost-crl.json.gz"]:
         part = json.loads(gzip.open(path).read())
         data["cases"] += part["cases"]
         data["skipped"] += part["skipped"]
