@@ -571,33 +571,56 @@ static void certificates(void) {
 
 /* ---- revocation of the peer's path (revoke.c) ---- */
 
-/* A CRL of root's from IKE_PKI_T0 to next_update listing revoked[n]
- * (keyCompromise, an hour before the handshake) into der, parsed into *crl. */
+/* A CRL of root's from IKE_PKI_T0 to next_update listing revoked[n] */
 static void root_crl(const pki_cert *const *revoked, size_t n, int64_t next_update, uint8_t *der,
                      size_t cap, gostx_x509_crl *crl) {
-  static const uint8_t number[] = {0x07};
-  gostx_x509_crl_revoked e[2];
-  CHECK(n <= 2, "at most two entries");
-  for (size_t k = 0; k < n; k++)
-    e[k] = (gostx_x509_crl_revoked){revoked[k]->c.serial, revoked[k]->c.serial_len, IKE_PKI_T0,
-                                    GOSTX_X509_REASON_KEY_COMPROMISE, -1};
-  gostx_x509_crl_spec s = {root.name.der, root.name.len, IKE_PKI_T0, next_update, number, 1,
-                           NULL, 0, e, n};
-  size_t len = 0;
-  CHECK_RC(gostx_x509_crl_write(&s, &root_key.k, der, cap, &len), GOSTX_OK, "CRL written");
-  CHECK_RC(gostx_x509_crl_parse(der, len, crl, NULL), GOSTX_OK, "CRL read");
+  pki_make_crl(&root, &root_key, revoked, n, next_update, der, cap, crl);
 }
 
-/* e refused the peer's certificate leaf as revoked, and its note says
- * which: the serial (as printed in hex here) and the reason. */
-static void refused_revoked(const gostx_ike_engine *e, const pki_cert *leaf, const char *what) {
+/* note names leaf as revoked: its serial (as printed in hex here) and the
+ * reason */
+static int names_revoked(const char *note, const pki_cert *leaf) {
   char serial[48] = "serial 0x";
   for (size_t k = 0; k < leaf->c.serial_len; k++)
     snprintf(serial + strlen(serial), sizeof serial - strlen(serial), "%02X", leaf->c.serial[k]);
+  return strstr(note, "keyCompromise") && strstr(note, serial);
+}
+
+/* e refused the peer's certificate leaf as revoked, and its note says
+ * which. */
+static void refused_revoked(const gostx_ike_engine *e, const pki_cert *leaf, const char *what) {
   CHECK(e->state == GOSTX_IKE_S_FAILED && !e->child.valid && e->peer_cert == GOSTX_X509_REVOKED,
         "%s: refused as revoked (%d, %s)", what, e->state, gostx_x509_status_name(e->peer_cert));
-  CHECK(strstr(e->cert_note, "keyCompromise") && strstr(e->cert_note, serial),
-        "%s: the note names it: '%s' (%s)", what, e->cert_note, serial);
+  CHECK(names_revoked(e->cert_note, leaf), "%s: the note names it: '%s'", what, e->cert_note);
+}
+
+/* An IKE SA up (i, r over ci, cr), then other CRLs: each side's peer
+ * looked up again in them (gostx__ike_peer_recheck), the path as at
+ * IKE_AUTH, the CRLs at a later time. */
+static void recheck_established(const gostx_ike_engine *i, const gostx_ike_engine *r,
+                                gostx_ike_conf *ci, gostx_ike_conf *cr,
+                                const gostx_x509_crl *the_i, const gostx_x509_crl *the_r,
+                                const gostx_x509_crl *stale) {
+  const int64_t later = IKE_PKI_T0 + 7200;
+  char note[GOSTX_IKE_NOTE_MAX];
+  cr->revocation.crls = the_r; /* the responder's own certificate, not its peer's */
+  CHECK(gostx__ike_peer_recheck(r, later, note) == GOSTX_X509_OK && !note[0],
+        "again, a CRL revoking another: the SA stands ('%s')", note);
+  cr->revocation.crls = the_i;
+  CHECK(gostx__ike_peer_recheck(r, later, note) == GOSTX_X509_REVOKED &&
+            names_revoked(note, &leaf256),
+        "again, the initiator revoked: the responder says so ('%s')", note);
+  ci->revocation.crls = the_r;
+  CHECK(gostx__ike_peer_recheck(i, later, note) == GOSTX_X509_REVOKED &&
+            names_revoked(note, &leaf512),
+        "again, the responder revoked: the initiator says so ('%s')", note);
+  cr->revocation.crls = stale;
+  CHECK(gostx__ike_peer_recheck(r, later, note) == GOSTX_X509_CRL_EXPIRED &&
+            strstr(note, "require"),
+        "again, only a stale CRL: no status under require ('%s')", note);
+  cr->revocation.policy = GOSTX_IKE_REVOCATION_WARN;
+  CHECK(gostx__ike_peer_recheck(r, later, note) == GOSTX_X509_OK && strstr(note, "warn"),
+        "again, only a stale CRL: a note under warn ('%s')", note);
 }
 
 static void revocation(void) {
@@ -621,6 +644,7 @@ static void revocation(void) {
   cert_handshake(&i, &r, &ci, &cr);
   keys_agree(&i, &r, "require, a CRL listing neither");
   CHECK(!i.cert_note[0] && !r.cert_note[0], "no note ('%s' '%s')", i.cert_note, r.cert_note);
+  recheck_established(&i, &r, &ci, &cr, &the_i, &the_r, &stale);
   /* the initiator's certificate revoked: the responder refuses it */
   cert_pair(&ci, &cr, &si, &sr, st);
   ci.revocation = cr.revocation = req;

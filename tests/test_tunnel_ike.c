@@ -15,7 +15,9 @@
  *   Delete, a crossing's redundant side on the Delete too), no inbound SA
  *   unlinked while late packets of it still come (retired once quiet);
  * - once quiet, each data path holds just the current Child SA.
- * Then RFC 7383 fragments through the daemon's sends (fragmented_exchange). */
+ * Then RFC 7383 fragments through the daemon's sends (fragmented_exchange),
+ * and a peer whose certificate new CRLs revoke while its IKE SA is up
+ * (revoked_peer): its SAs deleted, nothing of them left in the data path. */
 #define _GNU_SOURCE
 #include <sys/socket.h>
 #include <errno.h>
@@ -46,6 +48,7 @@ static FILE *daemon_log;
 #define stderr stderr
 
 #include "ike/mgr_int.h" /* the manager's SA table, looked into */
+#include "ike_pki.h"
 #include "testutil.h"
 #include "tunnel_sa_stubs.h"
 
@@ -520,6 +523,154 @@ static void fragmented_exchange(void) {
   done(&B);
 }
 
+/* ---- a peer revoked while its IKE SA is up ---- */
+
+static pki_key ca_key, a_key, b_key, c_key;
+static pki_cert ca, a_cert, b_cert, c_cert;
+
+/* s signs with key and cert, takes a peer of peer's subject through st,
+ * its path looked up in crls under REQUIRE (the settings made by hand:
+ * the stubs above load no files) */
+static void use_certs(struct side *s, const pki_key *key, const pki_cert *cert,
+                      const pki_cert *peer, const gostx_x509_store *st,
+                      const gostx_x509_crl *crls) {
+  struct tunnel_ike *k = s->t.ike;
+  gostx__ike_mgr_settings *set = &k->set;
+  k->certs[0] = cert->der;
+  k->cert_lens[0] = cert->len;
+  set->auth = GOSTX_IKE_MGR_AUTH_SIGNATURE;
+  set->psk = NULL;
+  set->psk_len = 0;
+  set->key = &key->k;
+  set->n_certs = 1;
+  set->store = st;
+  set->crls = crls;
+  set->n_crls = 1;
+  set->revocation = GOSTX_IKE_MGR_REVOCATION_REQUIRE;
+  set->id_type = set->peer_id_type = GOSTX_IKE_ID_DER_ASN1_DN;
+  set->id = cert->c.subject;
+  set->id_len = cert->c.subject_len;
+  set->peer_id = peer->c.subject;
+  set->peer_id_len = peer->c.subject_len;
+  gostx__ike_mgr_configure(k->mgr, set);
+}
+
+/* what a's daemon logs during f(), into log (cap) as well */
+static void a_logs(void (*f)(void), char *log, size_t cap) {
+  FILE *was = daemon_log;
+  daemon_log = tmpfile();
+  if (!daemon_log) abort();
+  f();
+  rewind(daemon_log);
+  const size_t n = fread(log, 1, cap - 1, daemon_log);
+  log[n] = 0;
+  fclose(daemon_log);
+  daemon_log = was;
+  fputs(log, was); /* where they would have gone */
+}
+
+static void a_tick(void) {
+  clock_ms += 20;
+  tick(&A, clock_ms);
+}
+
+/* nothing of b's Child SAs left in a's data path: no inbound SA, none
+ * outbound (what b seals finds no SA, nothing is sealed to b) */
+static int a_cut_off(void) {
+  int n = 0;
+  for (int i = 0; i < TUNNEL_SA_IN_MAX; i++) n += atomic_load(&A.t.sa_in[i]) != NULL;
+  return !A.t.ike->mgr->sa && n == 0 && !atomic_load(&A.t.sa_out);
+}
+
+/* a and b up with certificates, CRLs listing neither; a's new CRLs
+ * revoking a third party keep the SA; revoking b, at a's next tick: the
+ * IKE SA deleted (b told by INFORMATIONAL Delete), its Child SAs out of
+ * a's data path, the line naming b's serial and the reason. Then a's SA
+ * with b again up, under a CRL that goes stale: under require the IKE
+ * SA's rekey finds b without a status and cuts it off the same way. */
+static void revoked_peer(void) {
+  static const char *const ext_ca[] = {"basicConstraints=critical,CA:TRUE",
+                                       "keyUsage=critical,keyCertSign,cRLSign", NULL};
+  static const char *const ext_ee[] = {"keyUsage=digitalSignature", NULL};
+  static uint8_t der[4][4096];
+  static char log[8192];
+  gostx_x509_crl none, of_c, of_b, short_lived;
+  const pki_cert *b_only[] = {&b_cert}, *c_only[] = {&c_cert};
+  pki_make_key(GOSTX_GOST3410_512_C, &ca_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &a_key);
+  pki_make_key(GOSTX_GOST3410_512_A, &b_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &c_key);
+  pki_make_cert(&ca, "/CN=Tunnel Test CA/O=gostx/C=RU", &ca_key, ext_ca, NULL, NULL);
+  pki_make_cert(&a_cert, "/CN=a/O=gostx/C=RU", &a_key, ext_ee, &ca, &ca_key);
+  pki_make_cert(&b_cert, "/CN=b/O=gostx/C=RU", &b_key, ext_ee, &ca, &ca_key);
+  pki_make_cert(&c_cert, "/CN=c/O=gostx/C=RU", &c_key, ext_ee, &ca, &ca_key);
+  pki_make_crl(&ca, &ca_key, NULL, 0, IKE_PKI_T1, der[0], sizeof der[0], &none);
+  pki_make_crl(&ca, &ca_key, c_only, 1, IKE_PKI_T1, der[1], sizeof der[1], &of_c);
+  pki_make_crl(&ca, &ca_key, b_only, 1, IKE_PKI_T1, der[2], sizeof der[2], &of_b);
+  pki_make_crl(&ca, &ca_key, NULL, 0, IKE_PKI_T0 + 7200, der[3], sizeof der[3], &short_lived);
+  gostx_x509_store *st = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, ca.der, ca.len), GOSTX_OK, "the CA anchored");
+  char serial[48] = "serial 0x";
+  for (size_t i = 0; i < b_cert.c.serial_len; i++)
+    snprintf(serial + strlen(serial), sizeof serial - strlen(serial), "%02X", b_cert.c.serial[i]);
+
+  for (int round = 0; round < 2; round++) {
+    const gostx_x509_crl *crl = round ? &short_lived : &none;
+    side_init(&A, 1001, 1, 2, 1, "a.gostx.test", "b.gostx.test");
+    side_init(&B, 1002, 2, 1, 0, "b.gostx.test", "a.gostx.test");
+    use_certs(&A, &a_key, &a_cert, &b_cert, st, crl);
+    use_certs(&B, &b_key, &b_cert, &a_cert, st, &none);
+    nflight = 0;
+    rekeying = 0; /* packets after the cut find no SA at a: meant */
+    clock_ms = (IKE_PKI_T0 + 3600) * 1000; /* in the certificates' lifetime */
+    tick(&A, clock_ms);
+    CHECK(run(&A, &B) && only_current(&A) && only_current(&B), "certificates: up (round %d)",
+          round);
+    const uint32_t b_out = atomic_load(&B.t.sa_out)->esp.spi;
+    if (!round) {
+      gostx__ike_mgr_set_crls(A.t.ike->mgr, &of_c, 1);
+      a_logs(a_tick, log, sizeof log);
+      CHECK(A.t.ike->mgr->sa && only_current(&A) && !strstr(log, "deleted"),
+            "new CRLs revoking another: b's SA stands (%s)", log);
+      gostx__ike_mgr_set_crls(A.t.ike->mgr, &of_b, 1);
+      a_logs(a_tick, log, sizeof log);
+      CHECK(a_cut_off(), "new CRLs revoking b: a's IKE SA and Child SAs gone (sa %p)",
+            (void *)A.t.ike->mgr->sa);
+      CHECK(strstr(log, "deleted: revocation: certificate revoked: depth 0") &&
+                strstr(log, serial) && strstr(log, "keyCompromise (new CRLs)") &&
+                strstr(log, "Delete sent"),
+            "the line names b's certificate: %s", log);
+    } else { /* the CRL stale after its nextUpdate; the rekey looks again */
+      clock_ms = (IKE_PKI_T0 + 7300) * 1000;
+      A.t.ike->mgr->ike_rekey_ms = clock_ms;
+      a_logs(a_tick, log, sizeof log);
+      for (int i = 0; i < 20 && A.t.ike->mgr->sa && !strstr(log, "deleted"); i++) {
+        receive(B.t.ike, B.t.ike->fd, clock_ms); /* the rekey's answer */
+        a_logs(a_tick, log, sizeof log);
+        if (A.nq) receive(A.t.ike, A.t.ike->fd, clock_ms);
+      }
+      CHECK(a_cut_off() && strstr(log, "no revocation status") &&
+                strstr(log, "(the IKE SA rekeyed)"),
+            "under require, a stale CRL at the IKE SA's rekey: cut off: %s", log);
+    }
+    /* b learns it from the Delete (when one could go) */
+    receive(B.t.ike, B.t.ike->fd, clock_ms);
+    if (!round) CHECK(!B.t.ike->mgr->sa, "b's IKE SA deleted by a's Delete");
+    /* ESP b still seals under the old SA finds none at a */
+    uint8_t payload[PAYLOAD] = {0x45}, pkt[PKT_MAX], plain[PKT_MAX];
+    gostx_esp_packet e = {.in = payload, .len = PAYLOAD, .out = pkt, .cap = PKT_MAX,
+                          .next_header = 4};
+    if (tunnel_sa_seal(&B.t.w[0], &e, 1) == 1 && !e.status) {
+      gostx_esp_packet o = {.in = pkt, .len = e.out_len, .out = plain, .cap = PKT_MAX};
+      tunnel_sa_open(&A.t.w[0], &o, 1);
+      CHECK(o.status && spi_of(pkt) == b_out, "b's packet under 0x%08x dropped at a", b_out);
+    }
+    done(&A);
+    done(&B);
+  }
+  gostx_x509_store_free(st);
+}
+
 int main(void) {
   daemon_log = getenv("GOSTX_TEST_VERBOSE") ? stderr : fopen("/dev/null", "w");
   if (!daemon_log) return 99;
@@ -531,6 +682,7 @@ int main(void) {
   done(&A);
   done(&B);
   fragmented_exchange();
+  revoked_peer();
   if (daemon_log != stderr) fclose(daemon_log);
   return t_done();
 }

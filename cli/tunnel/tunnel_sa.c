@@ -134,16 +134,23 @@ int tunnel_sa_add_in(struct tunnel *t, struct tunnel_sa *sa) {
   return rc;
 }
 
-int tunnel_sa_switch_out(struct tunnel *t, struct tunnel_sa *sa) {
-  if (!sa || sa->dir != TUNNEL_SA_OUT || sa->nkc < t->nworkers) return GOSTX_EINVAL;
+/* sa (NULL: none) the outbound SA, the one before retired */
+static void out_to(struct tunnel *t, struct tunnel_sa *sa) {
   pthread_mutex_lock(&t->sa_lock);
   struct tunnel_sa *old = atomic_exchange(&t->sa_out, sa);
   grace_period(t); /* no burst seals with old any more */
   if (old == t->st_out) t->st_out = NULL;
   tunnel_sa_free(old);
   pthread_mutex_unlock(&t->sa_lock);
+}
+
+int tunnel_sa_switch_out(struct tunnel *t, struct tunnel_sa *sa) {
+  if (!sa || sa->dir != TUNNEL_SA_OUT || sa->nkc < t->nworkers) return GOSTX_EINVAL;
+  out_to(t, sa);
   return 0;
 }
+
+void tunnel_sa_stop_out(struct tunnel *t) { out_to(t, NULL); }
 
 int tunnel_sa_retire_in(struct tunnel *t, uint32_t spi) {
   pthread_mutex_lock(&t->sa_lock);

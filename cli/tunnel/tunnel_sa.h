@@ -95,6 +95,9 @@ int tunnel_sa_add_in(struct tunnel *t, struct tunnel_sa *sa);
  * retires the one before (after a grace period: no burst still seals with
  * it). 0 or GOSTX_EINVAL (not outbound); the tunnel owns sa. */
 int tunnel_sa_switch_out(struct tunnel *t, struct tunnel_sa *sa);
+/* Retires the outbound SA (as a switch does) with none in its place:
+ * nothing is sealed until the next switch (the IKE peer was revoked). */
+void tunnel_sa_stop_out(struct tunnel *t);
 /* Unlinks the inbound SA of spi, waits for the grace period, wipes and
  * frees it: 0, or GOSTX_EINVAL (no such SA). */
 int tunnel_sa_retire_in(struct tunnel *t, uint32_t spi);

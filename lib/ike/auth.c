@@ -200,6 +200,8 @@ static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_
                                            : gostx__ike_sig_why(rc);
   }
   gostx_memzero(&s, sizeof s);
+  /* kept for the CRLs that come after (gostx__ike_peer_recheck) */
+  if (rc == GOSTX_OK && method != GOSTX_IKE_AUTH_PSK) gostx__ike_peer_keep(e, c, now_ms / 1000);
   if (rc == GOSTX_OK) e->why = NULL;
   return rc == GOSTX_OK ? GOSTX_OK : GOSTX_EAUTH;
 }

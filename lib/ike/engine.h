@@ -250,6 +250,14 @@ typedef struct gostx_ike_engine {
   /* the revocation check's word on the peer's path (gostx__ike_path_verify):
    * which certificate was revoked or had no status; "" when none */
   char cert_note[GOSTX_IKE_NOTE_MAX];
+  /* the peer's certificates as its accepted IKE_AUTH carried them (DER
+   * back to back, peer_cert_lens[i] octets each: within one message, so
+   * within GOSTX_IKE_MSG_MAX) and when their path was judged (Unix
+   * seconds): looked up again in later CRLs (gostx__ike_peer_recheck) */
+  uint8_t peer_certs[GOSTX_IKE_MSG_MAX];
+  uint16_t peer_cert_lens[GOSTX_IKE_MAX_CERTS];
+  uint8_t n_peer_certs;
+  int64_t peer_certs_at;
   /* the peer's SIGNATURE_HASH_ALGORITHMS (RFC 7427 4): bit id for each
    * identifier below 32 it listed, when peer_hashes_sent */
   uint32_t peer_hashes;
@@ -354,6 +362,17 @@ int gostx__ike_delete(gostx_ike_engine *e, int what, int64_t now_ms, uint8_t *ou
  * now - e->last_heard_ms passes its dpd interval. */
 int gostx__ike_dpd(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                    size_t *out_len);
+
+/* ---- the peer's certificates after IKE_AUTH (revoke.c) ---- */
+/* The CERT payloads of c, the IKE_AUTH e accepted, kept in e with the
+ * time (Unix seconds) their path was judged at; none kept when they do
+ * not fit (they always do: one message). */
+void gostx__ike_peer_keep(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now);
+/* The peer's revocation looked up again: the path built from the kept
+ * certificates as at IKE_AUTH, each certificate of it but the anchor
+ * looked up at now in the CRLs e->cf->revocation holds now. The status
+ * and note as gostx__ike_path_verify's (GOSTX_X509_MALFORMED: none kept). */
+gostx_x509_status gostx__ike_peer_recheck(const gostx_ike_engine *e, int64_t now, char *note);
 
 int gostx__ike_cookie_gate(const uint8_t secret[32], uint8_t version, size_t half_open,
                            size_t threshold, const uint8_t *msg, size_t len,

@@ -271,6 +271,7 @@ static int outside_hint(gostx__ike_mgr *k, size_t len, int64_t now) {
 void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
                           const gostx__ike_mgr_to *from_, int64_t now) {
   const gostx__ike_mgr_to from = *from_;
+  if (k->recheck) gostx__ike_mgr_recheck(k, now); /* a revoked peer's message goes nowhere */
   /* the peer's address only: a point-to-point tunnel has one peer */
   if (len < 28 || len > sizeof k->in || !gostx__ike_mgr_same_host(&from.addr, &k->set.peer))
     return;
@@ -407,6 +408,7 @@ void gostx__ike_mgr_set_crls(gostx__ike_mgr *k, const gostx_x509_crl *crls, size
   k->set.n_crls = n;
   k->cf_i.revocation.crls = k->cf_r.revocation.crls = crls;
   k->cf_i.revocation.n_crls = k->cf_r.revocation.n_crls = n;
+  k->recheck |= GOSTX_IKE_MGR_RECHECK_CRLS; /* with the caller's clock, at its next call */
 }
 
 gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx__ike_mgr_dp *dp) {
@@ -431,6 +433,7 @@ void gostx__ike_mgr_free(gostx__ike_mgr *k) {
 }
 
 void gostx__ike_mgr_tick(gostx__ike_mgr *k, int64_t now) {
+  if (k->recheck) gostx__ike_mgr_recheck(k, now);
   initiator_tick(k, now);
   gostx__ike_mgr_live_tick(k, now);
   gostx__ike_mgr_keepalive_tick(k, now);

@@ -118,6 +118,9 @@ typedef struct gostx__ike_mgr_dp {
   int (*switch_out)(void *ctx, void *out, const gostx__ike_mgr_child *c);
   void (*free_out)(void *ctx, void *out); /* one never switched to */
   void (*retire_in)(void *ctx, uint32_t spi);
+  /* nothing sealed from now on: the outbound SA retired, none in its
+   * place until the next switch_out (the peer was revoked) */
+  void (*stop_out)(void *ctx);
   /* packets accepted so far under the inbound SA of spi: 0, or -1 when
    * there is none */
   int (*in_accepted)(void *ctx, uint32_t spi, uint64_t *n);
@@ -165,7 +168,11 @@ void gostx__ike_mgr_free(gostx__ike_mgr *m);
 /* s taken in place of the settings (for the exchanges started from now on). */
 void gostx__ike_mgr_configure(gostx__ike_mgr *m, const gostx__ike_mgr_settings *s);
 /* The CRLs the peer's path is looked up in from now on (a reload's; what
- * they point to is the caller's), nothing else of the settings touched. */
+ * they point to is the caller's), nothing else of the settings touched.
+ * At the next gostx__ike_mgr_input or _tick, each established IKE SA's
+ * peer is looked up in them again: one they revoke (or, under REQUIRE,
+ * leave without a status) is deleted, its Child SAs out of the data path
+ * at once. */
 void gostx__ike_mgr_set_crls(gostx__ike_mgr *m, const gostx_x509_crl *crls, size_t n);
 /* A datagram from from (the IKE message, without the marker); now: the
  * clock in ms (Unix time: certificates are checked at it). */

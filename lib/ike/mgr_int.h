@@ -85,6 +85,9 @@ struct gostx__ike_mgr {
     int64_t quiet_since, since;
   } retiring[GOSTX_IKE_MGR_RETIRING];
   int installed;
+  /* the established IKE SAs' peers to be looked up again in the CRLs at
+   * the next input or tick: RECHECK_CRLS, RECHECK_REKEY (bits) */
+  int recheck;
   gostx__ike_mgr_shown shown;
   struct {
     int type;
@@ -97,6 +100,7 @@ struct gostx__ike_mgr {
 };
 
 enum { GOSTX_IKE_MGR_ASKED_CHILD = 1, GOSTX_IKE_MGR_ASKED_IKE = 2 };
+enum { GOSTX_IKE_MGR_RECHECK_CRLS = 1, GOSTX_IKE_MGR_RECHECK_REKEY = 2 };
 
 /* ---- mgr_out.c ---- */
 /* One log line. */
@@ -132,5 +136,8 @@ void gostx__ike_mgr_keepalive_tick(gostx__ike_mgr *k, int64_t now);
 void gostx__ike_mgr_refused(gostx__ike_mgr *k, const gostx_ike_engine *e);
 /* The parked outbound SAs freed (never switched to). */
 void gostx__ike_mgr_unpark_all(gostx__ike_mgr *k);
+/* k->recheck: every established IKE SA's peer looked up again in the
+ * CRLs; one revoked, or without a status under REQUIRE, deleted. */
+void gostx__ike_mgr_recheck(gostx__ike_mgr *k, int64_t now);
 
 #endif

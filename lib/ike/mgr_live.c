@@ -5,6 +5,7 @@
  * (rekeys by time and by what the Child SA carried, liveness checks,
  * keepalives behind a NAT) and its end; NAT detection's moves; every
  * datagram fed to an engine. */
+#include <stdio.h>
 #include <string.h>
 
 #include "mgr_int.h"
@@ -145,14 +146,9 @@ static void next_ike_rekey(gostx__ike_mgr *k, int64_t now) {
   k->ike_rekey_ms = lifetime_end(k->set.ike_rekey_seconds, now);
 }
 
-/* e (k->sa) is no more: its IKE SA dropped, its Child SA's inbound SA to
- * go; the outbound one seals on until a new Child SA replaces it. */
-static void sa_gone(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, const char *why) {
-  say("IKE SA with %s %s: dropped%s", k->set.peer_id_text, why,
-      k->bye            ? " (shutdown)"
-      : k->set.initiate ? ", a new one started"
-                        : ", waiting for the peer");
-  retire_children(k, e, now);
+/* What the data path held of e (k->sa) is dealt with: e forgotten, a new
+ * IKE SA of ours due at once (unless one started on a hint goes on). */
+static void forget_sa(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
   gostx__ike_mgr_unpark_all(k);
   k->sa = NULL;
   k->rekey_ms = k->ike_rekey_ms = 0;
@@ -163,6 +159,17 @@ static void sa_gone(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, const c
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
     if (&k->resp[i].e == e) k->resp[i].used = 0;
   show(k, 0, NULL, now);
+}
+
+/* e (k->sa) is no more: its IKE SA dropped, its Child SA's inbound SA to
+ * go; the outbound one seals on until a new Child SA replaces it. */
+static void sa_gone(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, const char *why) {
+  say("IKE SA with %s %s: dropped%s", k->set.peer_id_text, why,
+      k->bye            ? " (shutdown)"
+      : k->set.initiate ? ", a new one started"
+                        : ", waiting for the peer");
+  retire_children(k, e, now);
+  forget_sa(k, e, now);
 }
 
 static void child_new(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
@@ -219,6 +226,9 @@ void gostx__ike_mgr_live_events(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t 
     spi_hex(e->spi_r, sr);
     say("IKE SA rekeyed: SPIs %s %s", si, sr);
     next_ike_rekey(k, now); /* a full period from either side's rekey */
+    /* no new AUTH (RFC 7296 2.18): the CRLs of now looked at instead, once
+     * this call's answer is out */
+    k->recheck |= GOSTX_IKE_MGR_RECHECK_REKEY;
   }
   wipe_keys(&e->ev.added);
   for (size_t i = 0; i < e->ev.n_retired; i++) wipe_keys(&e->ev.retired[i]);
@@ -499,4 +509,77 @@ int gostx__ike_mgr_feed(gostx__ike_mgr *k, gostx_ike_engine *e, size_t len,
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   gostx__ike_mgr_refused(k, e);
   return 1;
+}
+
+/* ---- the peers looked up again in the CRLs (k->recheck) ---- */
+
+/* e (k->sa), whose peer's path the CRLs now refuse (why): deleted
+ * by INFORMATIONAL (RFC 7296 1.4.1) so the peer learns it, and nothing of
+ * it left in the data path at once, not even a quiet spell's stragglers:
+ * whatever the peer seals is dropped, nothing is sealed to it. The Delete
+ * goes once and its answer is not awaited (the peer is not trusted now);
+ * with a request of ours out (window 1) none can go: the peer learns at
+ * its next request (INVALID_IKE_SPI) or by its liveness check. */
+static void cut_off(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, const char *why,
+                    const char *when) {
+  size_t n = 0;
+  const int told = gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, sizeof k->out, &n) ==
+                   GOSTX_OK;
+  if (told) send_to(k, &k->sa_to, n);
+  say("IKE SA with %s deleted: %s (%s); %s, its Child SAs removed", k->set.peer_id_text, why,
+      when, told ? "INFORMATIONAL Delete sent" : "no Delete sent (a request of ours is out)");
+  k->dp.stop_out(k->dp.ctx);
+  const gostx_ike_child *c[3] = {&e->child, &e->old, &e->twin};
+  for (int i = 0; i < 3; i++)
+    if (c[i]->valid) k->dp.retire_in(k->dp.ctx, c[i]->spi_in);
+  for (int i = 0; i < GOSTX_IKE_MGR_RETIRING; i++)
+    if (k->retiring[i].spi) k->dp.retire_in(k->dp.ctx, k->retiring[i].spi);
+  memset(k->retiring, 0, sizeof k->retiring);
+  k->switch_spi = 0;
+  forget_sa(k, e, now);
+}
+
+/* e's peer looked up again: kept (a warning when without a status under
+ * WARN), or deleted: the installed SA cut off, another (established
+ * without a Child SA, nothing in the data path) forgotten. */
+static void recheck_one(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, const char *when) {
+  char note[GOSTX_IKE_NOTE_MAX], why[GOSTX_IKE_NOTE_MAX + 96];
+  const gostx_x509_status st = gostx__ike_peer_recheck(e, now / 1000, note);
+  if (st == GOSTX_X509_OK) {
+    if (note[0])
+      say("IKE SA with %s: warning: the peer's certificate path (%s): %s", k->set.peer_id_text,
+          when, note);
+    return;
+  }
+  /* as a refusal says it: "revocation: certificate revoked: depth 0, ...";
+   * a note without a status names the status itself */
+  const char *name = gostx_x509_status_name(st);
+  if (!note[0]) snprintf(why, sizeof why, "%s", name);
+  else if (strstr(note, name)) snprintf(why, sizeof why, "%s", note);
+  else snprintf(why, sizeof why, "%s: %s", name, note);
+  if (e == k->sa) {
+    cut_off(k, e, now, why, when);
+    return;
+  }
+  say("IKE SA with %s (no Child SA installed) dropped: %s (%s)", k->set.peer_id_text, why, when);
+  gostx__ike_engine_clear(e);
+  if (e == &k->init) k->init_on = 0;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
+    if (&k->resp[i].e == e) k->resp[i].used = 0;
+}
+
+void gostx__ike_mgr_recheck(gostx__ike_mgr *k, int64_t now) {
+  const char *when = k->recheck & GOSTX_IKE_MGR_RECHECK_CRLS ? "new CRLs" : "the IKE SA rekeyed";
+  k->recheck = 0;
+  if (k->set.auth != GOSTX_IKE_MGR_AUTH_SIGNATURE ||
+      k->set.revocation == GOSTX_IKE_MGR_REVOCATION_OFF)
+    return;
+  gostx_ike_engine *const installed = k->sa; /* looked at once, first */
+  if (installed) recheck_one(k, installed, now, when);
+  if (k->init_on && &k->init != installed && k->init.state == GOSTX_IKE_S_ESTABLISHED)
+    recheck_one(k, &k->init, now, when);
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
+    if (k->resp[i].used && &k->resp[i].e != installed &&
+        k->resp[i].e.state == GOSTX_IKE_S_ESTABLISHED)
+      recheck_one(k, &k->resp[i].e, now, when);
 }

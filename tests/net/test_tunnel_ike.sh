@@ -19,9 +19,11 @@
 #    the peer's certificate does not name;
 # 5. revocation (crl lines, revocation = require by default with them): a
 #    pair whose CRLs revoke neither is up; a CRL revoking b put in a's crl
-#    folder and a SIGHUP'd: a's reload logged, and when b starts again
-#    (a new IKE SA) a refuses it naming b's serial and the reason; b with
-#    a crl file revoking a refuses a, the responder, the same way;
+#    folder and a SIGHUP'd: a's reload logged, the IKE SA up with b deleted
+#    at once (the line naming b's serial and the reason; b told by the
+#    Delete; a's --status with no SA left to seal or open with), and b's
+#    next IKE SA refused the same way; b with a crl file revoking a
+#    refuses a, the responder, the same way;
 # 6. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
 #    transform (NO_PROPOSAL_CHOSEN), a KE off the curve and one of small
 #    order (INVALID_SYNTAX), a payload of unknown type with the critical
@@ -230,12 +232,25 @@ fi
 crl_of "$T/index.b" "$T/crl.d/ca.crl" "$T/b.pem" || bad "a CRL revoking b"
 kill -HUP $PID_a
 logged a "SIGHUP: 1 CRLs read again" || bad "SIGHUP: no reload logged: $(cat "$T/a.log")"
-tunnel_stop $PID_b
-ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
-PID_b=$!
-PIDS+=($PID_b)
 want="certificate revoked: depth 0, serial 0x$(serial_of "$T/index.b" b), reason keyCompromise"
-logged a "$want" && ok "after SIGHUP, b revoked: a refuses its new IKE SA: $(grep -- "$want" "$T/a.log" | head -1)" ||
+# b's IKE SA, up, deleted by a at once: a's line, b told, nothing left in
+# a's data path (its status file, rewritten each second: polled)
+cut_off() {
+  for _ in $(seq $(bound 40)); do
+    [ "$(tunnel_status $NA a sa_out)" = 0x00000000 ] && [ -z "$(tunnel_status $NA a sa_in)" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+if logged a "CN=b deleted: revocation: $want (new CRLs)" && logged b "deleted by the peer" && cut_off; then
+  ok "after SIGHUP, b revoked: its IKE SA deleted: $(grep -- "CN=b deleted: " "$T/a.log" | head -1)"
+else
+  bad "after SIGHUP, b revoked, b's IKE SA stays: a: $(cat "$T/a.log") b: $(cat "$T/b.log")" \
+    "a --status: $(ip netns exec $NA "$G" tunnel --status -c "$T/a.conf")"
+fi
+# b starts a new IKE SA at once (it initiates too): refused
+logged a "AUTHENTICATION_FAILED: revocation: $want" &&
+  ok "after SIGHUP, b revoked: a refuses its new IKE SA: $(grep -- "AUTHENTICATION_FAILED: revocation: $want" "$T/a.log" | head -1)" ||
   bad "after SIGHUP, b revoked: a: $(cat "$T/a.log")"
 both_stop
 crl_of "$T/index.a" "$T/a.crl" "$T/a.pem" || bad "a CRL revoking a"

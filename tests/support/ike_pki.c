@@ -38,3 +38,19 @@ void pki_make_cert(pki_cert *out, const char *subj, const pki_key *key, const ch
         "%s written", subj);
   CHECK(gostx_x509_parse(out->der, out->len, &out->c, NULL) == GOSTX_OK, "%s parsed", subj);
 }
+
+void pki_make_crl(const pki_cert *issuer, const pki_key *issuer_key,
+                  const pki_cert *const *revoked, size_t n, int64_t next_update, uint8_t *der,
+                  size_t cap, gostx_x509_crl *crl) {
+  static const uint8_t number[] = {0x07};
+  gostx_x509_crl_revoked e[2];
+  CHECK(n <= 2, "at most two entries");
+  for (size_t k = 0; k < n && k < 2; k++)
+    e[k] = (gostx_x509_crl_revoked){revoked[k]->c.serial, revoked[k]->c.serial_len, IKE_PKI_T0,
+                                    GOSTX_X509_REASON_KEY_COMPROMISE, -1};
+  gostx_x509_crl_spec s = {issuer->name.der, issuer->name.len, IKE_PKI_T0, next_update, number, 1,
+                           NULL, 0, e, n <= 2 ? n : 2};
+  size_t len = 0;
+  CHECK_RC(gostx_x509_crl_write(&s, &issuer_key->k, der, cap, &len), GOSTX_OK, "CRL written");
+  CHECK_RC(gostx_x509_crl_parse(der, len, crl, NULL), GOSTX_OK, "CRL read");
+}

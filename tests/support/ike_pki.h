@@ -5,6 +5,7 @@
 
 #include "gostx/gost3410.h"
 #include "gostx/x509.h"
+#include "gostx/x509_crl.h"
 #include "gostx/x509_write.h"
 
 #define IKE_PKI_T0 ((int64_t)1800000000)
@@ -29,5 +30,11 @@ void pki_make_key(gostx_gost3410_curve curve, pki_key *k);
  * issued by issuer (NULL: self-signed by key). */
 void pki_make_cert(pki_cert *out, const char *subj, const pki_key *key, const char *const *ext,
                    const pki_cert *issuer, const pki_key *issuer_key);
+/* A CRL of issuer's from IKE_PKI_T0 to next_update listing revoked[n] (at
+ * most 2; keyCompromise, at IKE_PKI_T0) into der (cap), parsed into *crl
+ * (which points into der). */
+void pki_make_crl(const pki_cert *issuer, const pki_key *issuer_key,
+                  const pki_cert *const *revoked, size_t n, int64_t next_update, uint8_t *der,
+                  size_t cap, gostx_x509_crl *crl);
 
 #endif

@@ -103,6 +103,8 @@ static void dp_free_out(void *t, void *out) {
 
 static void dp_retire_in(void *t, uint32_t spi) { (void)tunnel_sa_retire_in(t, spi); }
 
+static void dp_stop_out(void *t) { tunnel_sa_stop_out(t); }
+
 static int dp_in_accepted(void *t, uint32_t spi, uint64_t *n) {
   return tunnel_sa_in_accepted(t, spi, n) ? -1 : 0;
 }
@@ -149,9 +151,9 @@ int tunnel_ike_prepare(struct tunnel *t) {
   int rc = ike_material_load(k, &t->cfg);
   if (rc) return rc;
   make_confs(k, &t->cfg);
-  const gostx__ike_mgr_dp dp = {t,           dp_add_child, dp_switch_out, dp_free_out,
-                                dp_retire_in, dp_in_accepted, dp_usage,    dp_peer_set,
-                                dp_data_sent};
+  const gostx__ike_mgr_dp dp = {t,           dp_add_child,   dp_switch_out, dp_free_out,
+                                dp_retire_in, dp_stop_out,    dp_in_accepted, dp_usage,
+                                dp_peer_set,  dp_data_sent};
   k->mgr = gostx__ike_mgr_new(&k->set, &dp);
   return k->mgr ? 0 : cli_usage("tunnel: IKE: out of memory");
 }
