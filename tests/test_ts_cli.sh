@@ -95,8 +95,30 @@ vfail "a truncated reply" "not a DER TimeStampResp" -data doc.bin -in cut.tsr -C
 # (the serial's last) is flipped
 cp r.tsr flip.tsr && off=$(LC_ALL=C grep -obUaP "\x18[\x0f-\x13]20" flip.tsr | head -1 | cut -d: -f1) && flip_byte flip.tsr $((off - 1))
 vfail "a changed TSTInfo" "token's signature does not verify: messageDigest" -data doc.bin -in flip.tsr -CAfile ca.pem
-"$G" ts -reply -queryfile q.tsq -signer plain.pem -inkey plain.key -serial serial -out plain.tsr 2>/dev/null
-vfail "a TSA without timeStamping" "no critical extendedKeyUsage timeStamping" -data doc.bin -in plain.tsr -CAfile ca.pem
+# a TSA certificate without the critical EKU timeStamping alone (RFC 3161
+# 2.3) does not sign, here or in serve: refused at start, named, usage;
+# tokens of such a TSA are refused by the verifier (tests/test_tsa.c,
+# tests/test_cms_ts.c make them through the library)
+"$G" ts -reply -queryfile q.tsq -signer plain.pem -inkey plain.key -serial serial -out plain.tsr 2>err
+rc=$?
+check "-reply with a TSA without EKU: usage 2, named: $(cat err)" \
+  test $rc = 2 -a ! -e plain.tsr -a "$(grep -c "plain.pem is not a TSA certificate: it has no extendedKeyUsage" err)" = 1
+pki soft 256A "/CN=EKU not critical" ca "basicConstraints = CA:FALSE" "extendedKeyUsage = timeStamping"
+pki both 256A "/CN=EKU of two" ca "basicConstraints = CA:FALSE" "extendedKeyUsage = critical,timeStamping,codeSigning"
+"$G" ts -reply -queryfile q.tsq -signer soft.pem -inkey soft.key -serial serial -out x.tsr 2>err
+rc=$?
+check "-reply with a non-critical EKU: named" test $rc = 2 -a "$(grep -c "its extendedKeyUsage is not critical" err)" = 1
+"$G" ts -reply -queryfile q.tsq -signer both.pem -inkey both.key -serial serial -out x.tsr 2>err
+rc=$?
+check "-reply with another purpose: named" test $rc = 2 -a "$(grep -c "purposes besides timeStamping" err)" = 1
+timeout "$(bound 5)" "$G" ts serve -bind 127.0.0.1 -port 0 -signer plain.pem -inkey plain.key -serial serial 2>err
+rc=$?
+check "serve with a TSA without EKU: refused at start (2)" test $rc = 2 -a "$(grep -c "is not a TSA certificate" err)" = 1
+# -reply -in takes a reply or a token, not junk (nothing written)
+"$G" ts -reply -in other.bin -out junk.out 2>err
+rc=$?
+check "-reply -in JUNK: exit 1, named, nothing written" \
+  test $rc = 1 -a ! -e junk.out -a "$(grep -c "other.bin: timestamp: not a DER TimeStampResp" err)" = 1
 # rfail NAME PATTERN ARGS...: -reply refuses the query: exit 1, PATTERN, the rejection written
 rfail() {
   local name=$1 pattern=$2 rc
@@ -115,7 +137,7 @@ rfail "another policy" "unacceptedPolicy" -queryfile badpol.tsq
 head -c 30 q.tsq >cut.tsq
 rfail "a truncated query" "badDataFormat" -queryfile cut.tsq
 rfail "garbage" "badDataFormat" -queryfile other.bin
-check "refusals take no serial" test "$(cat serial)" = 03
+check "refusals take no serial" test "$(cat serial)" = 02
 "$G" ts -query -data doc.bin -digest 00 >/dev/null 2>err
 check "-data and -digest: usage" test $? = 2
 "$G" ts -query -digest 0011 >/dev/null 2>err
