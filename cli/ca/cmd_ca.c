@@ -53,9 +53,11 @@ static void ca_help(void) {
          "are written back byte for byte.\n"
          "-gencrl: a v2 CRL of the index's R lines, signed by KEY, thisUpdate now,\n"
          "nextUpdate after N days (-crldays, default 30) plus -crlhours, with\n"
-         "invalidityDate for keyTime/CAkeyTime lines, authorityKeyIdentifier and the cRLNumber of the crlnumber file (default\n"
-         "crlnumber beside FILE; hex; 1 when missing), which then holds the next one.\n"
-         "Output PEM. Exit status: 0 done, 1 I/O or a refusal, 2 usage.\n");
+         "invalidityDate for keyTime/CAkeyTime lines, authorityKeyIdentifier and\n"
+         "the cRLNumber of the crlnumber file (default crlnumber beside FILE; hex;\n"
+         "1 when missing), which then holds the next one.\n"
+         "Output PEM. Exit status: 0 done, 1 I/O, a refusal or an index line that does\n"
+         "not read, 2 usage.\n");
 }
 
 typedef struct ca_args {
