@@ -212,7 +212,7 @@ refuse "unknown signature algorithm" "OID 1.2.643.7.1.1.1.119" -in r-salg.der -c
 # bad-signature.pem is leaf-256A (same key, issuer, serial) with one bit changed:
 # the message then names a certificate signingCertificateV2 does not
 patch r.der r-ess.der "$(der_of leaf-256A.pem)" "$(der_of bad-signature.pem)"
-refuse "signingCertificateV2 of another certificate" "signingCertificateV2: names another" \
+refuse "signingCertificateV2 of another certificate" "signingCertificateV2 (or v1): names another" \
   -in r-ess.der -content doc.bin "${v[@]}"
 "$G" cms -sign -in doc.bin -signer bad-expired.pem -inkey bad-expired.key -certfile int.pem -outform DER -out r-exp.der
 refuse "expired signer" "chain: .*depth 0: validity: certificate has expired" -in r-exp.der -content doc.bin "${v[@]}"

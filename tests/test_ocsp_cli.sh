@@ -5,7 +5,9 @@
 # a bad HTTP request 400, an oversized one 413, and the responder lives on;
 # index.txt read again when it changes. The client's refusals, each named,
 # exit 1: a response for another certificate, unsigned, a bad signature, a
-# responder without OCSPSigning, stale, another nonce, truncated DER. Then
+# responder without OCSPSigning, stale, another nonce, truncated DER, each
+# text the one docs/OCSP.md quotes. A responder whose -rsigner is neither
+# the CA nor has OCSPSigning does not start (2). Then
 # the interop both ways: `openssl ocsp` (gost-engine) as client of gostx's
 # responder and as responder to gostx's client, the same statuses (skipped
 # without openssl's gost engine).
@@ -189,10 +191,11 @@ respond() { # respond REQ RESP SIGNER [ARGS]: the responder once, from a file
   local s=$3; shift 3
   "$G" ocsp -index index.txt -CA ca.pem -rsigner $s.pem -rkey $s.key -nmin 5 -reqin "$req" -respout "$resp" "$@"
 }
-refused() { # refused NAME TEXT ARGS...: exit 1 and TEXT on stderr
+refused() { # refused NAME TEXT ARGS...: exit 1 and TEXT on stderr (the failure kept in said.txt)
   local name=$1 text=$2; shift 2
   "$G" ocsp -issuer ca.pem "$@" > ref.out 2> ref.err
   local rc=$?
+  sed -n 's/^Response Verify Failure: //p' ref.err >> said.txt
   if [ $rc = 1 ] && grep -q "$text" ref.err; then ok; else bad "$name (rc $rc): $(cat ref.err)"; fi
 }
 "$G" ocsp -issuer ca.pem -cert leaf1.pem -reqout n1.der
@@ -201,7 +204,21 @@ req=n1.der resp=r1.der respond n1.der r1.der rsp
 check "one response from a file" quiet "$G" ocsp -issuer ca.pem -cert leaf1.pem -reqin n1.der -respin r1.der
 refused "another certificate" "no status for the certificate asked" -cert leaf2.pem -no_nonce -respin r1.der
 refused "nonce mismatch" "nonce: the response's is not the one sent" -cert leaf1.pem -reqin n2.der -respin r1.der
-req=n1.der resp=r_noeku.der respond x x norsp
+# a responder without OCSPSigning does not start for the CA (RFC 6960
+# 4.2.2.2), named; posing as its own CA it answers, and the client, which
+# knows the real CA, refuses the answer
+timeout "$(bound 20)" "$G" ocsp -index index.txt -CA ca.pem -rsigner norsp.pem -rkey norsp.key \
+  -bind 127.0.0.1 -port 0 2> noeku.err
+rc=$?
+check "-rsigner without OCSPSigning: refused at start (2), named" \
+  test $rc = 2 -a "$(grep -c "norsp.pem may not answer for -CA ca.pem: responder: its certificate lacks extendedKeyUsage OCSPSigning" noeku.err)" = 1
+req=n1.der resp=x.der respond x x norsp 2> noeku.err
+rc=$?
+check "... with -reqin too" test $rc = 2 -a ! -e x.der -a "$(grep -c "lacks extendedKeyUsage OCSPSigning" noeku.err)" = 1
+"$G" ocsp -index index.txt -CA ca.pem -rsigner leaf1.pem -rkey leaf1.key -reqin n1.der -respout x.der 2> noeku.err
+rc=$?
+check "-rsigner a leaf: refused at start" test $rc = 2 -a "$(grep -c "leaf1.pem may not answer" noeku.err)" = 1
+"$G" ocsp -index index.txt -CA norsp.pem -rsigner norsp.pem -rkey norsp.key -nmin 5 -reqin n1.der -respout r_noeku.der
 refused "responder without OCSPSigning" "lacks extendedKeyUsage OCSPSigning" -cert leaf1.pem -reqin n1.der -respin r_noeku.der
 refused "stale" "nextUpdate: the status is stale" -cert leaf1.pem -reqin n1.der -respin r1.der -attime $(($(date +%s) + 900))
 req=n1.der resp=r_nocert.der respond x x rsp -resp_no_certs
@@ -218,6 +235,11 @@ printf 'junk' > junk.der
 req=junk.der resp=r_junk.der respond x x rsp
 check "a junk request: malformedRequest" cmp -s r_junk.der <(printf '\x30\x03\x0a\x01\x01')
 refused "malformedRequest said" "Responder Error: malformedrequest" -cert leaf1.pem -no_nonce -respin r_junk.der
+# docs/OCSP.md names each refusal as the client prints it
+check "the refusals said: $(sort -u said.txt | tr '\n' ';')" test "$(sort -u said.txt | wc -l)" -ge 8
+while read -r line; do
+  check "docs/OCSP.md has the client's \"$line\"" grep -qF "\"$line\"" "$here/../docs/OCSP.md"
+done < <(sort -u said.txt)
 
 # interop with openssl ocsp and gost-engine, both ways
 if command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1; then

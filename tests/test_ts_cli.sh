@@ -10,8 +10,10 @@
 # -> gostx cms -tsa-reply -> -verify), bad HTTP and bad queries answered,
 # SIGTERM stops it. Then openssl ts -engine gost both ways: openssl
 # queries, gostx replies, openssl verifies; gostx queries, openssl ts
-# -reply signs with a GOST key, gostx verifies (skipped without openssl
-# and gost-engine).
+# -reply signs with a GOST key, gostx verifies, with signingCertificateV2
+# and with openssl's default signingCertificate v1 (ESSCertID, SHA-1: its
+# hash checked, a twin certificate refused, a CAdES-T with it verifies)
+# (skipped without openssl and gost-engine).
 . "$(dirname "$0")/cli_common.sh" ts_cli
 cd "$T" || exit 1
 
@@ -95,8 +97,30 @@ vfail "a truncated reply" "not a DER TimeStampResp" -data doc.bin -in cut.tsr -C
 # (the serial's last) is flipped
 cp r.tsr flip.tsr && off=$(LC_ALL=C grep -obUaP "\x18[\x0f-\x13]20" flip.tsr | head -1 | cut -d: -f1) && flip_byte flip.tsr $((off - 1))
 vfail "a changed TSTInfo" "token's signature does not verify: messageDigest" -data doc.bin -in flip.tsr -CAfile ca.pem
-"$G" ts -reply -queryfile q.tsq -signer plain.pem -inkey plain.key -serial serial -out plain.tsr 2>/dev/null
-vfail "a TSA without timeStamping" "no critical extendedKeyUsage timeStamping" -data doc.bin -in plain.tsr -CAfile ca.pem
+# a TSA certificate without the critical EKU timeStamping alone (RFC 3161
+# 2.3) does not sign, here or in serve: refused at start, named, usage;
+# tokens of such a TSA are refused by the verifier (tests/test_tsa.c,
+# tests/test_cms_ts.c make them through the library)
+"$G" ts -reply -queryfile q.tsq -signer plain.pem -inkey plain.key -serial serial -out plain.tsr 2>err
+rc=$?
+check "-reply with a TSA without EKU: usage 2, named: $(cat err)" \
+  test $rc = 2 -a ! -e plain.tsr -a "$(grep -c "plain.pem is not a TSA certificate: it has no extendedKeyUsage" err)" = 1
+pki soft 256A "/CN=EKU not critical" ca "basicConstraints = CA:FALSE" "extendedKeyUsage = timeStamping"
+pki both 256A "/CN=EKU of two" ca "basicConstraints = CA:FALSE" "extendedKeyUsage = critical,timeStamping,codeSigning"
+"$G" ts -reply -queryfile q.tsq -signer soft.pem -inkey soft.key -serial serial -out x.tsr 2>err
+rc=$?
+check "-reply with a non-critical EKU: named" test $rc = 2 -a "$(grep -c "its extendedKeyUsage is not critical" err)" = 1
+"$G" ts -reply -queryfile q.tsq -signer both.pem -inkey both.key -serial serial -out x.tsr 2>err
+rc=$?
+check "-reply with another purpose: named" test $rc = 2 -a "$(grep -c "purposes besides timeStamping" err)" = 1
+timeout "$(bound 5)" "$G" ts serve -bind 127.0.0.1 -port 0 -signer plain.pem -inkey plain.key -serial serial 2>err
+rc=$?
+check "serve with a TSA without EKU: refused at start (2)" test $rc = 2 -a "$(grep -c "is not a TSA certificate" err)" = 1
+# -reply -in takes a reply or a token, not junk (nothing written)
+"$G" ts -reply -in other.bin -out junk.out 2>err
+rc=$?
+check "-reply -in JUNK: exit 1, named, nothing written" \
+  test $rc = 1 -a ! -e junk.out -a "$(grep -c "other.bin: timestamp: not a DER TimeStampResp" err)" = 1
 # rfail NAME PATTERN ARGS...: -reply refuses the query: exit 1, PATTERN, the rejection written
 rfail() {
   local name=$1 pattern=$2 rc
@@ -115,7 +139,7 @@ rfail "another policy" "unacceptedPolicy" -queryfile badpol.tsq
 head -c 30 q.tsq >cut.tsq
 rfail "a truncated query" "badDataFormat" -queryfile cut.tsq
 rfail "garbage" "badDataFormat" -queryfile other.bin
-check "refusals take no serial" test "$(cat serial)" = 03
+check "refusals take no serial" test "$(cat serial)" = 02
 "$G" ts -query -data doc.bin -digest 00 >/dev/null 2>err
 check "-data and -digest: usage" test $? = 2
 "$G" ts -query -digest 0011 >/dev/null 2>err
@@ -210,20 +234,24 @@ if ! command -v openssl >/dev/null || ! OPENSSL_CONF=/dev/null openssl engine go
   echo "openssl with gost-engine not found: interop skipped"
   finish
 fi
+# gost_tsa_v1: openssl's default ESSCertID (v1, SHA-1), no certs, no accuracy
+tsa_common="serial = ./ossl.serial
+signer_cert = ./tsa.pem
+signer_key = ./tsa.key
+signer_digest = md_gost12_256
+default_policy = 1.2.643.100.1
+digests = md_gost12_256, md_gost12_512"
 cat >ts.cnf <<EOF
 .include $here/support/gost_engine.cnf
 [tsa]
 default_tsa = gost_tsa
 [gost_tsa]
-serial = ./ossl.serial
-signer_cert = ./tsa.pem
-signer_key = ./tsa.key
+$tsa_common
 certs = ./ca.pem
-signer_digest = md_gost12_256
-default_policy = 1.2.643.100.1
-digests = md_gost12_256, md_gost12_512
 accuracy = secs:1
 ess_cert_id_alg = md_gost12_256
+[gost_tsa_v1]
+$tsa_common
 EOF
 export OPENSSL_CONF=$T/ts.cnf
 # openssl queries, gostx replies, openssl verifies
@@ -249,6 +277,29 @@ openssl ts -reply -queryfile gq512.tsq -out gr512.tsr 2>/dev/null
 check "gostx verifies openssl's reply: $(cat err)" grep -qx "Verification: OK" out
 "$G" ts -verify -queryfile gq512.tsq -in gr512.tsr -CAfile ca.pem -untrusted tsa.pem >out 2>err
 check "gostx verifies openssl's 512 reply: $(cat err)" grep -qx "Verification: OK" out
+check "ESSCertIDv2 named: $(cat out)" grep -qx "TSA certificate named by: signingCertificateV2 (ESSCertIDv2, Streebog-256)" out
+# openssl ts's default: signingCertificate v1, ESSCertID's SHA-1 (RFC 5816
+# keeps it): read, its hash checked against the TSA's certificate, said
+openssl ts -reply -section gost_tsa_v1 -queryfile gq.tsq -out gv1.tsr 2>/dev/null
+"$G" ts -reply -in gv1.tsr -token_out -out gv1.tok && "$G" cms -cmsout -print -in gv1.tok -inform DER >gv1.txt 2>&1
+check "openssl's token names its TSA by ESSCertID v1" grep -q "signingCertificate: SHA-1 " gv1.txt
+"$G" ts -verify -queryfile gq.tsq -in gv1.tsr -CAfile ca.pem >out 2>err
+check "gostx verifies openssl's ESSCertID (v1) token: $(cat err)" grep -qx "Verification: OK" out
+check "... and says the form" grep -qx "TSA certificate named by: signingCertificate (ESSCertID, SHA-1)" out
+# the same key and serial in another certificate: the SHA-1 names the other one
+openssl ts -query -data doc.bin -md_gost12_256 -out nocert.tsq 2>/dev/null
+openssl ts -reply -section gost_tsa_v1 -queryfile nocert.tsq -out gv1n.tsr 2>/dev/null
+"$G" x509 -req -in tsa.csr -CA ca.pem -CAkey ca.key -extfile tsa.ext -set_serial "0x$(openssl x509 -in tsa.pem -noout -serial | cut -d= -f2)" -days 7 -out tsa_twin.pem
+vfail "ESSCertID (v1) of another certificate" "signingCertificate" -data doc.bin -in gv1n.tsr -CAfile ca.pem -untrusted tsa_twin.pem
+"$G" ts -verify -data doc.bin -in gv1n.tsr -CAfile ca.pem -untrusted tsa.pem >out 2>err
+check "... and OK with the one it names: $(cat err)" grep -qx "Verification: OK" out
+# CAdES-T with openssl's v1 token: the library's timestamp check is the same
+"$G" cms -sign -in doc.bin -signer tsa.pem -inkey tsa.key -cades -out v1.sig -tsa-query v1.tsq 2>/dev/null
+openssl ts -reply -section gost_tsa_v1 -queryfile v1.tsq -out v1.tsr 2>/dev/null
+"$G" cms -tsa-reply v1.tsr -in v1.sig -CAfile ca.pem -out v1-t.sig 2>err
+check "CAdES-T with a v1 token embedded: $(cat err)" grep -q "^Signature timestamp embedded" err
+"$G" cms -verify -in v1-t.sig -content doc.bin -CAfile ca.pem 2>err >/dev/null
+check "CAdES-T with a v1 token verifies: $(cat err)" grep -q "^CMS Verification successful" err
 vfail "openssl's reply for another query" "nonce mismatch\|imprint mismatch" -queryfile q.tsq -in gr.tsr -CAfile ca.pem
 "$G" ts -reply -in gr.tsr -text >gr.txt
 check "gostx reads openssl's TSTInfo" grep -q "^Serial number: 0x01" gr.txt

@@ -27,17 +27,17 @@ issue revoked 0x1002 leaf.ext
 issue unknown 0x1003 leaf.ext
 printf 'V\t351231000000Z\t\t1001\tunknown\t/CN=good\n' > index.txt
 printf 'R\t351231000000Z\t300101000000Z,keyCompromise\t1002\tunknown\t/CN=revoked\n' >> index.txt
-respond() { # respond NAME CERT [RSIGNER [OPTS...]]: NAME.der, the response for CERT
+respond() { # respond NAME CERT [RSIGNER [OPTS...]]: NAME.der, the response for CERT ($CA's responder)
   local name=$1 cert=$2 rs=${3:-rsp}; shift 3 2>/dev/null || shift $#
   "$G" ocsp -issuer ca.pem -cert "$cert.pem" -no_nonce -reqout "$name.req"
-  "$G" ocsp -index index.txt -CA ca.pem -rsigner "$rs.pem" -rkey "$rs.key" -reqin "$name.req" \
+  "$G" ocsp -index index.txt -CA "${CA:-ca}.pem" -rsigner "$rs.pem" -rkey "$rs.key" -reqin "$name.req" \
     -respout "$name.der" "$@" 2>/dev/null
 }
 respond good good
 respond revoked revoked
 respond unknown unknown
 respond stale good rsp -nmin 1
-respond rogue good rrsp
+CA=rogue respond rogue good rrsp # the rogue CA's responder (gostx answers only for its own CA)
 for f in good revoked unknown stale rogue; do [ -s $f.der ] || { echo "FAIL: the responses ($f)"; exit 1; }; done
 
 v() { # v CERT RESP [ARGS...]: x509 verify, its exit status in $rc, stderr in err

@@ -14,7 +14,7 @@
 
 enum {
   C_IN = 1, C_CERT, C_KEYFILE, C_PASSIN, C_INDEX, C_SERIAL, C_DAYS, C_EXTFILE, C_EXTENSIONS, C_OUT,
-  C_REVOKE, C_REASON, C_GENCRL, C_CRLDAYS, C_CRLHOURS, C_CRLNUMBER, C_HELP
+  C_REVOKE, C_REASON, C_COMPROMISE, C_CA_COMPROMISE, C_GENCRL, C_CRLDAYS, C_CRLHOURS, C_CRLNUMBER, C_HELP
 };
 
 static const cli_opt ca_opts[] = {
@@ -24,6 +24,7 @@ static const cli_opt ca_opts[] = {
     {"days", 0, CLI_ARG, C_DAYS},        {"extfile", 0, CLI_PATH, C_EXTFILE},
     {"extensions", 0, CLI_ARG, C_EXTENSIONS}, {"out", 0, CLI_PATH, C_OUT},
     {"revoke", 0, CLI_PATH, C_REVOKE},   {"crl_reason", 0, CLI_ARG, C_REASON},
+    {"crl_compromise", 0, CLI_ARG, C_COMPROMISE}, {"crl_CA_compromise", 0, CLI_ARG, C_CA_COMPROMISE},
     {"gencrl", 0, CLI_NOARG, C_GENCRL},  {"crldays", 0, CLI_ARG, C_CRLDAYS},
     {"crlhours", 0, CLI_ARG, C_CRLHOURS}, {"crlnumber", 0, CLI_PATH, C_CRLNUMBER},
     {"help", 'h', CLI_NOARG, C_HELP},    {NULL, 0, 0, 0},
@@ -32,7 +33,8 @@ static const cli_opt ca_opts[] = {
 static void ca_help(void) {
   printf("Usage: gostx ca -in CSR -cert CA -keyfile KEY -index FILE [-serial FILE] [-days N]\n"
          "                [-extfile FILE [-extensions SECTION]] [-passin ARG] [-out CERT]\n"
-         "       gostx ca -revoke CERT -index FILE [-cert CA] [-crl_reason REASON]\n"
+         "       gostx ca -revoke CERT -index FILE [-cert CA] [-crl_reason REASON |\n"
+         "                -crl_compromise TIME | -crl_CA_compromise TIME]\n"
          "       gostx ca -gencrl -cert CA -keyfile KEY -index FILE [-crldays N] [-crlhours N]\n"
          "                [-crlnumber FILE] [-passin ARG] [-out CRL]\n\n"
          "openssl ca's index (FILE, its format: V/R/E, expiry, revocation[,reason],\n"
@@ -45,17 +47,24 @@ static void ca_help(void) {
          "CACompromise, affiliationChanged, superseded, cessationOfOperation,\n"
          "certificateHold, removeFromCRL); a certificate not in the index is added as R;\n"
          "one already revoked is refused. With -cert, CERT must be the CA's.\n"
+         "-crl_compromise TIME (-crl_CA_compromise TIME): keyCompromise (CACompromise)\n"
+         "with TIME (YYYYMMDDHHMMSSZ) the CRL entry's invalidityDate, written as\n"
+         "openssl ca writes it (keyTime,TIME; CAkeyTime,TIME). Lines not revoked\n"
+         "are written back byte for byte.\n"
          "-gencrl: a v2 CRL of the index's R lines, signed by KEY, thisUpdate now,\n"
          "nextUpdate after N days (-crldays, default 30) plus -crlhours, with\n"
-         "authorityKeyIdentifier and the cRLNumber of the crlnumber file (default\n"
-         "crlnumber beside FILE; hex; 1 when missing), which then holds the next one.\n"
-         "Output PEM. Exit status: 0 done, 1 I/O or a refusal, 2 usage.\n");
+         "invalidityDate for keyTime/CAkeyTime lines, authorityKeyIdentifier and\n"
+         "the cRLNumber of the crlnumber file (default crlnumber beside FILE; hex;\n"
+         "1 when missing), which then holds the next one.\n"
+         "Output PEM. Exit status: 0 done, 1 I/O, a refusal or an index line that does\n"
+         "not read, 2 usage.\n");
 }
 
 typedef struct ca_args {
   const char *in, *cert, *keyfile, *pass, *index, *serial, *days, *extfile, *section, *out;
   const char *revoke, *crlnumber;
   int reason, gencrl;
+  int64_t invalid_at; /* -crl_compromise / -crl_CA_compromise's time, -1: none */
   uint64_t crldays, crlhours;
   int have_crldays;
 } ca_args;
@@ -115,7 +124,7 @@ static int ca_issue(const ca_args *a, ca_index *x) {
   if (!rc) {
     e.status = 'V';
     e.expiry = c.not_after;
-    e.revoked_at = -1;
+    e.revoked_at = e.invalid_at = -1;
     e.reason = GOSTX_X509_REASON_NONE;
     memcpy(e.serial, r.serial.b, r.serial.len);
     e.serial_len = r.serial.len;
@@ -148,6 +157,7 @@ static int ca_revoke(const ca_args *a, ca_index *x) {
       rc = CLI_EXIT_FAIL;
     } else if (!e && c->serial_len <= sizeof fresh.serial) {
       memset(&fresh, 0, sizeof fresh);
+      fresh.revoked_at = fresh.invalid_at = -1;
       fresh.expiry = c->not_after;
       memcpy(fresh.serial, c->serial, c->serial_len);
       fresh.serial_len = c->serial_len;
@@ -159,9 +169,7 @@ static int ca_revoke(const ca_args *a, ca_index *x) {
       rc = CLI_EXIT_FAIL;
     }
     if (!rc) {
-      e->status = 'R';
-      e->revoked_at = (int64_t)time(NULL);
-      e->reason = a->reason;
+      ca_entry_revoke(e, (int64_t)time(NULL), a->reason, a->invalid_at);
       rc = ca_index_write(a->index, x);
     }
   }
@@ -216,7 +224,8 @@ static int ca_gencrl(const ca_args *a, ca_index *x) {
     sbuf[n][0] = 0;
     memcpy(sbuf[n] + 1, s, sl);
     int sign = (s[0] & 0x80) != 0;
-    rev[n] = (gostx_x509_crl_revoked){sbuf[n] + !sign, sl + sign, e->revoked_at, e->reason, -1};
+    rev[n] = (gostx_x509_crl_revoked){sbuf[n] + !sign, sl + sign, e->revoked_at, e->reason,
+                                      e->invalid_at};
     n++;
   }
   if (!rc && gostx_x509_cert_key_id(&l->c[0], id, sizeof id, &id_len)) {
@@ -248,6 +257,8 @@ static int ca_parse(int argc, char **argv, ca_args *a) {
   cli_parser_init_openssl(&p, "ca", argc, argv, ca_opts);
   int id, rc = 0;
   a->reason = GOSTX_X509_REASON_NONE;
+  a->invalid_at = -1;
+  int reasons = 0; /* -crl_reason, -crl_compromise, -crl_CA_compromise: one of them */
   while (!rc && (id = cli_next(&p, ca_opts)) != CLI_END) {
     switch (id) {
       case C_IN: a->in = p.arg; break;
@@ -261,7 +272,16 @@ static int ca_parse(int argc, char **argv, ca_args *a) {
       case C_EXTENSIONS: a->section = p.arg; break;
       case C_OUT: a->out = p.arg; break;
       case C_REVOKE: a->revoke = p.arg; break;
+      case C_COMPROMISE:
+      case C_CA_COMPROMISE:
+        reasons++;
+        a->reason = id == C_COMPROMISE ? GOSTX_X509_REASON_KEY_COMPROMISE : GOSTX_X509_REASON_CA_COMPROMISE;
+        if (strlen(p.arg) != 15 || ca_time_parse(p.arg, 15, &a->invalid_at))
+          rc = cli_usage("ca: -%s: '%s' is not a time YYYYMMDDHHMMSSZ",
+                         id == C_COMPROMISE ? "crl_compromise" : "crl_CA_compromise", p.arg);
+        break;
       case C_REASON:
+        reasons++;
         a->reason = gostx_x509_crl_reason_by_name(p.arg);
         if (a->reason < 0 || a->reason > GOSTX_X509_REASON_REMOVE_FROM_CRL)
           rc = cli_usage("ca: -crl_reason: '%s' is none of unspecified, keyCompromise, CACompromise, "
@@ -283,8 +303,10 @@ static int ca_parse(int argc, char **argv, ca_args *a) {
   if (!a->index) return cli_usage("ca: -index FILE is needed");
   if ((a->in || a->gencrl) && (!a->cert || !a->keyfile))
     return cli_usage("ca: -cert CA and -keyfile KEY are needed to sign");
-  if (a->reason != GOSTX_X509_REASON_NONE && !a->revoke)
-    return cli_usage("ca: -crl_reason goes with -revoke");
+  if (reasons > 1)
+    return cli_usage("ca: one of -crl_reason, -crl_compromise, -crl_CA_compromise");
+  if (reasons && !a->revoke)
+    return cli_usage("ca: -crl_reason, -crl_compromise and -crl_CA_compromise go with -revoke");
   return 0;
 }
 

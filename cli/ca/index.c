@@ -28,6 +28,7 @@ int ca_index_lock(const char *path, ca_index *x) {
 }
 
 void ca_index_free(ca_index *x) {
+  for (size_t i = 0; i < x->n; i++) free(x->e[i].raw);
   free(x->e);
   free(x->slot);
   x->e = NULL, x->slot = NULL;
@@ -84,6 +85,14 @@ int ca_index_add(ca_index *x, const ca_entry *e) {
   return 0;
 }
 
+void ca_entry_revoke(ca_entry *e, int64_t at, int reason, int64_t invalid_at) {
+  e->status = 'R';
+  e->revoked_at = at;
+  e->reason = reason;
+  e->invalid_at = invalid_at;
+  e->changed = 1;
+}
+
 ca_entry *ca_index_find(const ca_index *x, const uint8_t *serial, size_t len) {
   if (!x->slots) return NULL;
   len = strip_zeros(&serial, len);
@@ -107,6 +116,14 @@ void ca_time_text(int64_t t, char out[16]) {
     strftime(out, 16, "%y%m%d%H%M%SZ", &tm);
   else
     strftime(out, 16, "%Y%m%d%H%M%SZ", &tm);
+}
+
+/* A time as GeneralizedTime, what openssl's keyTime/CAkeyTime take. */
+static void gen_time_text(int64_t t, char out[16]) {
+  time_t tt = (time_t)t;
+  struct tm tm;
+  if (!gmtime_r(&tt, &tm)) tm = (struct tm){0};
+  strftime(out, 16, "%Y%m%d%H%M%SZ", &tm);
 }
 
 int ca_time_parse(const char *s, size_t n, int64_t *t) {
@@ -182,13 +199,29 @@ static int hexval(char c) {
          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* A reason as openssl ca writes it: RFC 5280's names, and its own three
- * for -crl_compromise, -crl_CA_compromise and -crl_hold. */
-static int reason_by_name(const char *name) {
-  if (!strcmp(name, "keyTime")) return GOSTX_X509_REASON_KEY_COMPROMISE;
-  if (!strcmp(name, "CAkeyTime")) return GOSTX_X509_REASON_CA_COMPROMISE;
-  if (!strcmp(name, "holdInstruction")) return GOSTX_X509_REASON_CERTIFICATE_HOLD;
-  return gostx_x509_crl_reason_by_name(name);
+/* openssl ca's own reason names: -crl_compromise and -crl_CA_compromise
+ * write keyTime/CAkeyTime with the compromise time after them, -crl_hold
+ * holdInstruction with the instruction's OID. */
+#define KEY_TIME "keyTime"
+#define CA_KEY_TIME "CAkeyTime"
+#define HOLD "holdInstruction"
+
+/* The revocation field after its time (",REASON[,DETAIL]", NUL-ended
+ * fields) into *e: 0, or -1 with *why. */
+static int parse_reason(char *reason, ca_entry *e, const char **why) {
+  char *detail = strchr(reason, ',');
+  if (detail) *detail++ = 0;
+  int key = !strcmp(reason, KEY_TIME), ca = !strcmp(reason, CA_KEY_TIME);
+  if (key || ca) { /* openssl refuses these without a time: so does gostx */
+    if (!detail || ca_time_parse(detail, strlen(detail), &e->invalid_at))
+      return *why = "keyTime/CAkeyTime without a compromise time (YYYYMMDDHHMMSSZ) after it", -1;
+    e->reason = key ? GOSTX_X509_REASON_KEY_COMPROMISE : GOSTX_X509_REASON_CA_COMPROMISE;
+    return 0;
+  }
+  /* the instruction itself is not carried into CRLs: certificateHold alone */
+  e->reason = !strcmp(reason, HOLD) ? GOSTX_X509_REASON_CERTIFICATE_HOLD : gostx_x509_crl_reason_by_name(reason);
+  if (e->reason < GOSTX_X509_REASON_NONE) return *why = "an unknown revocation reason", -1;
+  return 0;
 }
 
 /* One line's six fields into *e: 0, or -1 with what was wrong in *why. */
@@ -208,18 +241,13 @@ static int parse_line(char *line, ca_entry *e, const char **why) {
   if (strlen(f[0]) != 1 || (e->status != 'V' && e->status != 'R' && e->status != 'E'))
     return *why = "the status is none of V, R, E", -1;
   if (ca_time_parse(f[1], strlen(f[1]), &e->expiry)) return *why = "the expiry is no time", -1;
-  e->revoked_at = -1;
+  e->revoked_at = -1, e->invalid_at = -1;
   e->reason = GOSTX_X509_REASON_NONE;
   if (e->status == 'R') {
     char *comma = strchr(f[2], ',');
     size_t tn = comma ? (size_t)(comma - f[2]) : strlen(f[2]);
     if (ca_time_parse(f[2], tn, &e->revoked_at)) return *why = "the revocation time is no time", -1;
-    if (comma) {
-      char *more = strchr(comma + 1, ','); /* keyTime / holdInstruction: not used here */
-      if (more) *more = 0;
-      e->reason = reason_by_name(comma + 1);
-      if (e->reason < GOSTX_X509_REASON_NONE) return *why = "an unknown revocation reason", -1;
-    }
+    if (comma && parse_reason(comma + 1, e, why)) return -1;
   } else if (f[2][0]) {
     return *why = "a revocation time in a line that is not R", -1;
   }
@@ -253,21 +281,28 @@ int ca_index_read(const char *path, int missing_ok, ca_index *x) {
     if (n && line[n - 1] == '\n') line[--n] = 0;
     else if (!feof(f)) {
       cli_err("%s:%zu: the line is too long for an index line", path, no);
-      rc = CLI_EXIT_USAGE;
+      rc = CLI_EXIT_FAIL;
       break;
     }
     if (!n) continue;
     ca_entry e;
     const char *why = "";
-    if (parse_line(line, &e, &why)) {
+    char *raw = strdup(line); /* written back as it is unless revoked here */
+    if (!raw) {
+      cli_err("out of memory");
+      rc = CLI_EXIT_FAIL;
+    } else if (parse_line(line, &e, &why)) {
       cli_err("%s:%zu: not openssl's index format: %s", path, no, why);
-      rc = CLI_EXIT_USAGE;
+      rc = CLI_EXIT_FAIL;
     } else if (ca_index_find(x, e.serial, e.serial_len)) {
       cli_err("%s:%zu: the serial is there twice", path, no);
-      rc = CLI_EXIT_USAGE;
+      rc = CLI_EXIT_FAIL;
     } else {
+      e.raw = raw, raw = NULL;
       rc = ca_index_add(x, &e);
+      if (rc) free(e.raw);
     }
+    free(raw);
   }
   if (!rc && ferror(f)) {
     cli_err("%s: read error", path);
@@ -277,27 +312,47 @@ int ca_index_read(const char *path, int missing_ok, ca_index *x) {
   return rc;
 }
 
+/* The revocation field of e as openssl writes it, into out[cap]. */
+static void revocation_text(const ca_entry *e, char *out, size_t cap) {
+  char t[16];
+  ca_time_text(e->revoked_at, out);
+  if (e->invalid_at >= 0) {
+    gen_time_text(e->invalid_at, t);
+    snprintf(out + strlen(out), cap - strlen(out), ",%s,%s",
+             e->reason == GOSTX_X509_REASON_CA_COMPROMISE ? CA_KEY_TIME : KEY_TIME, t);
+  } else if (e->reason != GOSTX_X509_REASON_NONE) {
+    snprintf(out + strlen(out), cap - strlen(out), ",%s", gostx_x509_crl_reason_name(e->reason));
+  }
+}
+
+/* e's line into buf[cap] (no newline): its bytes as read, the revocation
+ * changed between its other fields, or all of it made. The length. */
+static size_t line_text(const ca_entry *e, char *buf, size_t cap) {
+  char rev[64] = "";
+  if (e->status == 'R') revocation_text(e, rev, sizeof rev);
+  if (e->raw && !e->changed) return (size_t)snprintf(buf, cap, "%s", e->raw);
+  if (e->raw) { /* fields 1 and 3..5 as read: expiry, serial, file, subject */
+    const char *f1 = strchr(e->raw, '\t') + 1, *f2 = strchr(f1, '\t') + 1, *f3 = strchr(f2, '\t') + 1;
+    return (size_t)snprintf(buf, cap, "%c\t%.*s\t%s\t%s", e->status, (int)(f2 - f1 - 1), f1, rev, f3);
+  }
+  char exp[16], serial[2 * sizeof e->serial + 1];
+  ca_time_text(e->expiry, exp);
+  const uint8_t *sp = e->serial; /* openssl's hex: no sign byte */
+  size_t sl = strip_zeros(&sp, e->serial_len);
+  for (size_t k = 0; k < sl; k++) snprintf(serial + 2 * k, 3, "%02X", sp[k]);
+  return (size_t)snprintf(buf, cap, "%c\t%s\t%s\t%s\tunknown\t%s", e->status, exp, rev, serial, e->subject);
+}
+
 int ca_index_write(const char *path, const ca_index *x) {
-  size_t cap = x->n * 700 + 1, used = 0;
+  size_t cap = x->n * 2200 + 1, used = 0; /* a line read is under 2048 bytes */
   char *buf = malloc(cap);
   if (!buf) {
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
   for (size_t i = 0; i < x->n; i++) {
-    const ca_entry *e = &x->e[i];
-    char exp[16], rev[64] = "", serial[2 * sizeof e->serial + 1];
-    ca_time_text(e->expiry, exp);
-    if (e->status == 'R') {
-      ca_time_text(e->revoked_at, rev);
-      if (e->reason != GOSTX_X509_REASON_NONE)
-        snprintf(rev + strlen(rev), sizeof rev - strlen(rev), ",%s", gostx_x509_crl_reason_name(e->reason));
-    }
-    const uint8_t *sp = e->serial; /* openssl's hex: no sign byte */
-    size_t sl = strip_zeros(&sp, e->serial_len);
-    for (size_t k = 0; k < sl; k++) snprintf(serial + 2 * k, 3, "%02X", sp[k]);
-    used += (size_t)snprintf(buf + used, cap - used, "%c\t%s\t%s\t%s\tunknown\t%s\n", e->status, exp,
-                             rev, serial, e->subject);
+    used += line_text(&x->e[i], buf + used, cap - used);
+    buf[used++] = '\n';
   }
   int rc = cli_write_file(path, buf, used, 0);
   free(buf);

@@ -71,11 +71,12 @@ static void print_attrs(FILE *f, const gostx_cms_signer_info *si) {
     print_time(f, si->signing_time);
   }
   if (si->ess_hash) {
-    const char *alg = si->ess_hash_alg == GOSTX_CMS_ESS_SHA256 ? "SHA-256"
+    const char *alg = si->ess_hash_alg == GOSTX_CMS_ESS_SHA1_V1 ? "SHA-1"
+                      : si->ess_hash_alg == GOSTX_CMS_ESS_SHA256 ? "SHA-256"
                       : si->ess_hash_alg == GOSTX_CMS_ESS_STREEBOG256 ? "Streebog-256"
                       : si->ess_hash_alg == GOSTX_CMS_ESS_STREEBOG512 ? "Streebog-512"
                                                                       : "unknown";
-    fprintf(f, "        signingCertificateV2: %s ", alg);
+    fprintf(f, "        %s: %s ", si->ess_hash_alg == GOSTX_CMS_ESS_SHA1_V1 ? "signingCertificate" : "signingCertificateV2", alg);
     print_hex(f, si->ess_hash, si->ess_hash_len);
   }
 }

@@ -192,6 +192,31 @@ static int listen_on(const char *bind_addr, const char *port) {
   return fd;
 }
 
+/* RFC 6960 4.2.2.2: answers are signed by the CA itself or by a responder
+ * it issued with id-kp-OCSPSigning. A response signed now is checked as a
+ * client checks it, so that a responder whose answers every client would
+ * refuse does not start: 0, or CLI_EXIT_USAGE after saying why. */
+static int signer_authorized(responder *rs, const ocsp_responder_opts *o) {
+  int64_t now = (int64_t)time(NULL);
+  gostx_ocsp_single one = {rs->ca_id[GOSTX_OCSP_SHA1], GOSTX_OCSP_GOOD, 0, -1, now, 0};
+  gostx_ocsp_response_spec spec = {&rs->signer.c[0], 0, now, &one, 1, NULL, 0, 0};
+  uint8_t *der = malloc(RESP_CAP);
+  size_t n = 0;
+  gostx_ocsp_response r;
+  gostx_ocsp_check_opts co;
+  gostx_ocsp_check_opts_init(&co, now);
+  co.issuer = &rs->ca.c[0];
+  gostx_ocsp_status st = GOSTX_OCSP_MALFORMED;
+  if (der && !gostx_ocsp_response_write(&spec, &rs->key, der, RESP_CAP, &n) &&
+      !gostx_ocsp_response_parse(der, n, &r))
+    st = gostx_ocsp_check(&r, &co, &one.id, 1, NULL, NULL, NULL);
+  free(der);
+  if (st == GOSTX_OCSP_OK) return 0;
+  return cli_usage("ocsp: -rsigner %s may not answer for -CA %s: %s (RFC 6960 4.2.2.2: the CA "
+                   "itself, or a responder certificate it issued with extendedKeyUsage OCSPSigning)",
+                   o->rsigner, o->ca, gostx_ocsp_status_name(st));
+}
+
 static int setup(responder *rs, const ocsp_responder_opts *o) {
   if (!o->index || !o->ca || !o->rsigner || !o->rkey)
     return cli_usage("ocsp: a responder needs -index, -CA, -rsigner and -rkey");
@@ -209,6 +234,7 @@ static int setup(responder *rs, const ocsp_responder_opts *o) {
       cli_err("ocsp: -CA: its name or key cannot be hashed");
       return CLI_EXIT_FAIL;
     }
+  if ((rc = signer_authorized(rs, o))) return rc;
   rs->ix.path = o->index;
   if (index_load(o->index, &rs->ix.x, &rs->ix.mtime)) return CLI_EXIT_FAIL;
   rs->ix.checked = time(NULL);

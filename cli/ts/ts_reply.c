@@ -53,6 +53,20 @@ static int dotted(const char *s) {
   return arcs >= 2 && (s[0] == '0' || s[0] == '1' || s[0] == '2') && s[1] == '.';
 }
 
+/* RFC 3161 2.3: the TSA's certificate has extendedKeyUsage, critical,
+ * with timeStamping its only purpose; verifiers refuse tokens of any
+ * other (lib/cms/timestamp.c), so such a TSA does not start. What is
+ * wrong with c, or NULL. */
+static const char *not_tsa(const gostx_x509_cert *c) {
+  unsigned eku = c->ext_key_usage;
+  if (eku == ~0u) return "it has no extendedKeyUsage";
+  if (!(eku & GOSTX_X509_EKU_TIMESTAMP)) return "its extendedKeyUsage lacks timeStamping";
+  if (eku & ~(GOSTX_X509_EKU_TIMESTAMP | GOSTX_X509_EKU_CRITICAL))
+    return "its extendedKeyUsage has purposes besides timeStamping";
+  if (!(eku & GOSTX_X509_EKU_CRITICAL)) return "its extendedKeyUsage is not critical";
+  return NULL;
+}
+
 int ts_tsa_load(const ts_args *a, ts_tsa *t) {
   memset(t, 0, sizeof *t);
   if (!(t->certs = calloc(1, sizeof *t->certs))) return cli_err("out of memory"), CLI_EXIT_FAIL;
@@ -64,6 +78,10 @@ int ts_tsa_load(const ts_args *a, ts_tsa *t) {
   const gostx_x509_cert *c = &t->certs->c[0];
   if (c->pub_len != 2 * t->k.len || memcmp(c->pub, t->k.q, c->pub_len) != 0)
     return cli_usage("ts: -inkey %s is not the key of -signer %s", a->inkey, a->signer);
+  const char *why = not_tsa(c);
+  if (why)
+    return cli_usage("ts: -signer %s is not a TSA certificate: %s (RFC 3161 2.3: extendedKeyUsage "
+                     "critical, with timeStamping alone)", a->signer, why);
   gostx_tsa_params *p = &t->p;
   p->cert = c, p->key = &t->k;
   p->chain = t->certs->c + 1, p->n_chain = t->certs->n - 1;
@@ -175,12 +193,23 @@ static int write_reply(const ts_args *a, const uint8_t *der, size_t len, int tok
   return cli_write_file(a->out, der, len, 0);
 }
 
+/* -in's bytes are a TimeStampResp or a token (a rejection too, which is
+ * printed or copied as it is): 0, or CLI_EXIT_FAIL naming what they are not. */
+static int reply_in_reads(const ts_args *a, const uint8_t *in, size_t len) {
+  static gostx_cms_ts_token t;
+  gostx_cms_ts_status st;
+  if (!gostx_cms_ts_parse(in, len, &t, &st) || st == GOSTX_CMS_TS_REFUSED) return 0;
+  cli_err("ts: -in %s: %s", a->in, gostx_cms_ts_status_name(st));
+  return CLI_EXIT_FAIL;
+}
+
 int ts_reply(const ts_args *a) {
   uint8_t *in, *out;
   size_t in_len, out_len;
   uint32_t fail = 0;
   if (a->in) { /* a reply (or token) read, written again or printed */
     int rc = cli_read_file(a->in, &(cli_file){NULL, TS_REPLY_MAX, 0}, &in, &in_len);
+    if (!rc) rc = reply_in_reads(a, in, in_len);
     if (!rc) rc = write_reply(a, in, in_len, a->token_in);
     free(in);
     return rc;

@@ -96,6 +96,13 @@ static int check(const ts_args *a, const uint8_t *der, size_t len, gostx_x509_st
   free(keep);
   if (rc) return verdict_failed(&v);
   printf("Verification: OK\n");
+  /* which of RFC 5816's two forms named the TSA's certificate */
+  size_t alg = t.sd.signers[0].ess_hash_alg;
+  printf("TSA certificate named by: %s\n",
+         alg == GOSTX_CMS_ESS_SHA1_V1 ? "signingCertificate (ESSCertID, SHA-1)"
+         : alg == GOSTX_CMS_ESS_SHA256 ? "signingCertificateV2 (ESSCertIDv2, SHA-256)"
+         : alg == GOSTX_CMS_ESS_STREEBOG512 ? "signingCertificateV2 (ESSCertIDv2, Streebog-512)"
+                                            : "signingCertificateV2 (ESSCertIDv2, Streebog-256)");
   return 0;
 }
 

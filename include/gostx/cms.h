@@ -106,9 +106,13 @@ GOSTX_API const char *gostx_cms_status_name(gostx_cms_status st);
 #define GOSTX_CMS_SID_ISSUER_SERIAL 1
 #define GOSTX_CMS_SID_KEY_ID 2
 
-/* signingCertificateV2's hash algorithm (ess_hash_alg) */
+/* signingCertificateV2's hash algorithm (ess_hash_alg), or SHA1_V1 */
 #define GOSTX_CMS_ESS_UNKNOWN 0
 #define GOSTX_CMS_ESS_SHA256 1     /* id-sha256, also when absent (the DEFAULT) */
+/* signingCertificate (v1, RFC 2634 5.4): ESSCertID, whose hash is SHA-1
+ * only; read when there is no signingCertificateV2 (RFC 5816 allows it in
+ * time-stamp tokens, and openssl ts writes it unless told otherwise) */
+#define GOSTX_CMS_ESS_SHA1_V1 20
 #define GOSTX_CMS_ESS_STREEBOG256 32
 #define GOSTX_CMS_ESS_STREEBOG512 64
 
@@ -134,7 +138,7 @@ typedef struct gostx_cms_signer_info {
   size_t attr_content_type_len, attr_digest_len;
   int has_signing_time;
   int64_t signing_time;               /* seconds since 1970 */
-  const uint8_t *ess_hash;            /* signingCertificateV2's first certHash */
+  const uint8_t *ess_hash;            /* signingCertificateV2's (or v1's) first certHash */
   size_t ess_hash_len;
   size_t ess_hash_alg;                /* GOSTX_CMS_ESS_* */
   const uint8_t *ess_issuer, *ess_serial; /* its issuerSerial (directoryName), or NULL */

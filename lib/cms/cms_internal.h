@@ -32,6 +32,7 @@
 #define OID_ATTR_CONTENT_TYPE "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x03"   /* 1.2.840.113549.1.9.3 */
 #define OID_ATTR_DIGEST "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x04"         /* 1.2.840.113549.1.9.4 */
 #define OID_ATTR_SIGNING_TIME "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x05"   /* 1.2.840.113549.1.9.5 */
+#define OID_ATTR_SIGNING_CERT "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x02\x0c" /* 1.2.840.113549.1.9.16.2.12 */
 #define OID_ATTR_SIGNING_CERT_V2 "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x02\x2f" /* 1.2.840.113549.1.9.16.2.47 */
 /* Streebog (RFC 6986 in CMS: R 1323565.1.024-2019) */
 #define OID_STREEBOG_256 "\x2a\x85\x03\x07\x01\x01\x02\x02" /* 1.2.643.7.1.1.2.2 */

@@ -28,7 +28,7 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
       return "signature: does not verify (signed attributes or signature changed?)";
     case GOSTX_CMS_SIGNER_NOT_FOUND: return "signer: no certificate matches the signer identifier";
     case GOSTX_CMS_SIGNING_CERT_MISMATCH:
-      return "signingCertificateV2: names another certificate than the signer's";
+      return "signingCertificateV2 (or v1): names another certificate than the signer's";
     case GOSTX_CMS_KEY_USAGE:
       return "keyUsage: the signer's certificate is not for digitalSignature or nonRepudiation";
     case GOSTX_CMS_CHAIN: return "chain: the signer's certificate does not verify";
@@ -146,20 +146,24 @@ static int ess_issuer_serial(gostx__der r, gostx_cms_signer_info *si) {
 
 /* SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2,
  * policies OPTIONAL }; the first ESSCertIDv2 is the signer's (RFC 5035
- * section 5.4). hashAlgorithm DEFAULT id-sha256. */
-static int signing_cert_v2(gostx__der value, gostx_cms_signer_info *si) {
+ * section 5.4). hashAlgorithm DEFAULT id-sha256. SigningCertificate (v1,
+ * RFC 2634 5.4) is the same with ESSCertID, which has no hashAlgorithm:
+ * SHA-1. */
+static int signing_cert(gostx__der value, int v2, gostx_cms_signer_info *si) {
   gostx__der sc, certs, id, oid, hash;
   if (gostx__der_get(&value, GOSTX__DER_SEQ, &sc, NULL) ||
       gostx__der_get(&sc, GOSTX__DER_SEQ, &certs, NULL) ||
       gostx__der_get(&certs, GOSTX__DER_SEQ, &id, NULL))
     return GOSTX_EFORMAT;
-  si->ess_hash_alg = GOSTX_CMS_ESS_SHA256;
-  if (gostx__der_peek(&id, GOSTX__DER_SEQ)) {
+  si->ess_issuer = si->ess_serial = NULL; /* a v2 after a v1: the v2's alone */
+  si->ess_issuer_len = si->ess_serial_len = 0;
+  si->ess_hash_alg = v2 ? GOSTX_CMS_ESS_SHA256 : GOSTX_CMS_ESS_SHA1_V1;
+  if (v2 && gostx__der_peek(&id, GOSTX__DER_SEQ)) {
     if (gostx__cms_alg_id(&id, &oid)) return GOSTX_EFORMAT;
     si->ess_hash_alg = GOSTX__DER_OID_IS(oid, OID_SHA256) ? GOSTX_CMS_ESS_SHA256
                                                           : gostx__cms_digest_size(oid);
   }
-  if (gostx__der_get(&id, GOSTX__DER_OCTETS, &hash, NULL)) return GOSTX_EFORMAT;
+  if (gostx__der_get(&id, GOSTX__DER_OCTETS, &hash, NULL) || (!v2 && hash.n != 20)) return GOSTX_EFORMAT;
   si->ess_hash = hash.p, si->ess_hash_len = hash.n;
   if (id.n && ess_issuer_serial(id, si)) return GOSTX_EFORMAT;
   return 0;
@@ -176,6 +180,7 @@ static int one_attr(gostx__der attr, gostx_cms_signer_info *si, unsigned *seen) 
                  : GOSTX__DER_OID_IS(oid, OID_ATTR_DIGEST)         ? 2u
                  : GOSTX__DER_OID_IS(oid, OID_ATTR_SIGNING_TIME)   ? 4u
                  : GOSTX__DER_OID_IS(oid, OID_ATTR_SIGNING_CERT_V2) ? 8u
+                 : GOSTX__DER_OID_IS(oid, OID_ATTR_SIGNING_CERT)    ? 16u
                                                                     : 0u;
   if (!bit) return 0;
   if ((*seen & bit) || single_value(values, &v)) return GOSTX_EFORMAT;
@@ -189,7 +194,10 @@ static int one_attr(gostx__der attr, gostx_cms_signer_info *si, unsigned *seen) 
   } else if (bit == 4) {
     if (gostx__der_time(&v, &t)) return GOSTX_EFORMAT;
     si->has_signing_time = 1, si->signing_time = t;
-  } else if (signing_cert_v2(v, si)) {
+  } else if (bit == 16 && (*seen & 8u)) { /* v1 beside v2: v2 names the signer (RFC 5035 5.4) */
+    gostx_cms_signer_info spare;
+    if (signing_cert(v, 0, &spare)) return GOSTX_EFORMAT;
+  } else if (signing_cert(v, bit == 8u, si)) {
     return GOSTX_EFORMAT;
   }
   return 0;

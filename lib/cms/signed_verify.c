@@ -6,6 +6,7 @@
 
 #include "cms/cms_internal.h"
 #include "kdf/sha256.h"
+#include "sha1/sha1.h"
 #include "x509/x509_internal.h"
 
 /* Chains are built from the signer's certificate, the message's
@@ -147,9 +148,9 @@ static gostx_cms_status check_signature(const gostx_cms_signer_info *si, const g
   return GOSTX_CMS_OK;
 }
 
-/* signingCertificateV2 (RFC 5035 section 5.4): its first ESSCertIDv2
- * must be the hash (and, when given, the issuer and serial) of the
- * certificate the signer was found by. */
+/* signingCertificateV2 (RFC 5035 section 5.4), or v1 (RFC 2634 5.4,
+ * SHA-1): its first ESSCertID(v2) must be the hash (and, when given, the
+ * issuer and serial) of the certificate the signer was found by. */
 static gostx_cms_status check_ess(const gostx_cms_signer_info *si, const gostx_x509_cert *cert,
                                   gostx_cms_verdict *v) {
   uint8_t h[64];
@@ -160,6 +161,8 @@ static gostx_cms_status check_ess(const gostx_cms_signer_info *si, const gostx_x
   if (si->ess_hash_alg == GOSTX_CMS_ESS_SHA256) {
     gostx__sha256(cert->der, cert->der_len, h);
     hl = 32;
+  } else if (si->ess_hash_alg == GOSTX_CMS_ESS_SHA1_V1) {
+    gostx__sha1(cert->der, cert->der_len, h);
   } else {
     gostx_streebog(hl, cert->der, cert->der_len, h);
   }

@@ -31,7 +31,8 @@ const char *gostx_cms_ts_status_name(gostx_cms_ts_status st) {
       return "timestamp: nonce mismatch (the token does not answer this query)";
     case GOSTX_CMS_TS_POLICY_MISMATCH: return "timestamp: the token's policy is not the one asked";
     case GOSTX_CMS_TS_NO_SIGNING_CERT:
-      return "timestamp: the token has no signingCertificateV2 (ESSCertIDv2) naming the TSA";
+      return "timestamp: the token has no signingCertificateV2 (ESSCertIDv2) or signingCertificate "
+             "(ESSCertID) naming the TSA";
   }
   return "unknown status";
 }

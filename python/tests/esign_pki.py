@@ -38,10 +38,10 @@ class Pki:
         s.load_verify_locations(cafile=self.path("ca.pem"))
         return s
 
-    def ocsp_respond(self, req_der, name, signer="rsp", *extra):
-        """`gostx ocsp` as responder, once, from a file: the response's DER."""
+    def ocsp_respond(self, req_der, name, signer="rsp", *extra, ca="ca"):
+        """`gostx ocsp` as responder for CA, once, from a file: the response's DER."""
         (self.d / f"{name}.req").write_bytes(req_der)
-        self.run("ocsp", "-index", "index.txt", "-CA", "ca.pem", "-rsigner", f"{signer}.pem",
+        self.run("ocsp", "-index", "index.txt", "-CA", f"{ca}.pem", "-rsigner", f"{signer}.pem",
                  "-rkey", f"{signer}.key", "-nmin", "5", "-reqin", f"{name}.req",
                  "-respout", f"{name}.resp", *extra)
         return (self.d / f"{name}.resp").read_bytes()
