@@ -43,6 +43,10 @@ _XML_NS = "http://www.w3.org/XML/1998/namespace"
 _CP = "urn:ietf:params:xml:ns:cpxmlsec:algorithms:"
 _MORE = "http://www.w3.org/2001/04/xmldsig-more#"
 MAX_SIZE = 64 << 20  # as GOSTX_XMLDSIG_MAX_SIZE
+# as GOSTX_XMLDSIG_MAX_ATTRS, _NS, _DEPTH, _NAME, _NODES (integrations/xmldsig/xmldsig.h)
+_MAX_ATTRS = _MAX_NS = _MAX_DEPTH = 256
+_MAX_NAME = 1024
+_MAX_NODES = 8 << 20
 _MAX_REFS, _MAX_TRANSFORMS, _MAX_SIGS = 16, 4, 8  # as GOSTX_XMLDSIG_MAX_REFS, ...
 _C14N_ALGS = {EXC: (True, False), EXC + "WithComments": (True, True),
               C14N: (False, False), C14N + "#WithComments": (False, True)}
@@ -98,7 +102,41 @@ def _parse(xml):
     info = root.getroottree().docinfo
     if info.doctype or info.internalDTD is not None or info.externalDTD is not None:
         raise XMLSignatureError("DTD refused", "a DOCTYPE (DTDs and entities are refused)")
+    _limits(root)
     return root
+
+
+def _limits(root):
+    """The C library's limits (its scan.c, before libxml2 parses), on the
+    tree before any canonicalization: libxml2's C14N, lxml's too, spends
+    time quadratic in one element's attributes. The same texts as C's."""
+    def big(why):
+        return XMLSignatureError("too large", why)
+    nodes, todo = 0, [(root, 1, {})]  # an element, its depth, its parent's namespaces
+    while todo:
+        el, depth, outer = todo.pop()
+        nodes += 1 + (el.tail is not None)
+        if not isinstance(el.tag, str):  # a comment or PI
+            continue
+        if depth > _MAX_DEPTH:
+            raise big(f"elements nested over {_MAX_DEPTH} deep")
+        local = etree.QName(el).localname
+        name = f"{el.prefix}:{local}" if el.prefix else local
+        ns = el.nsmap
+        if len(ns) > _MAX_NS:
+            raise big(f"over {_MAX_NS} namespace declarations in scope at <{name[:64]}>")
+        declared = sum(outer.get(p) != uri for p, uri in ns.items())
+        if len(el.attrib) + declared > _MAX_ATTRS:
+            raise big(f"<{name[:64]}> has over {_MAX_ATTRS} attributes (namespace declarations "
+                      "included)")
+        if max([len(name.encode())] + [len(etree.QName(k).localname.encode()) for k in el.attrib]) \
+                > _MAX_NAME:
+            raise big(f"a name over {_MAX_NAME} bytes")
+        nodes += len(el.attrib) + (el.text is not None)
+        if nodes > _MAX_NODES:
+            raise big(f"over {_MAX_NODES} nodes (elements, attributes, text, comments, PIs) in one "
+                      "document")
+        todo.extend((child, depth + 1, ns) for child in el)
 
 
 def _ids(el):

@@ -11,6 +11,7 @@ import base64
 import pathlib
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -459,3 +460,32 @@ def test_smev_transform_keeps_xml_prefix(pki):
     assert rc == 0, err
     assert b' xml:lang="ru"' in out and b"XML/1998/namespace" not in out
     assert xmldsig.verify(by_py, cafile=ca)[0].octets == out
+
+
+def test_limits_as_the_command(pki):
+    """The C library's limits (docs/XMLDSIG.md), checked on the tree before
+    any canonicalization, with the command's texts: an element of 100,000
+    attributes (1.3 MB; lxml's C14N spends time quadratic in them) refused
+    at once, signing and verifying; 256 attributes and 256 namespaces in
+    scope still sign and verify."""
+    from conftest import time_scale
+    key, cert, ca = pki.a
+    attrs = b" ".join(b'a%d="x"' % i for i in range(100000))
+    bomb = b'<root xmlns="urn:a"><e Id="d1" ' + attrs + b'/></root>'
+    why = r"too large: <e> has over 256 attributes \(namespace declarations included\)"
+    started = time.monotonic()
+    with pytest.raises(XMLSignatureError, match=why):
+        xmldsig.sign(bomb, key, cert, ref="d1")
+    with pytest.raises(XMLSignatureError, match=why):
+        xmldsig.verify(bomb, cafile=ca)
+    assert time.monotonic() - started < 5 * time_scale()
+    rc, _, err = pki.cli_verify(bomb, ca)
+    assert rc == 1 and "<e> has over 256 attributes (namespace declarations included)" in err, err
+    ns = b" ".join(b'xmlns:p%d="urn:p%d"' % (i, i) for i in range(257))
+    with pytest.raises(XMLSignatureError, match="too large: over 256 namespace declarations in "
+                       "scope at <e>"):
+        xmldsig.verify(b'<root><e ' + ns + b'/></root>', cafile=ca)
+    at = b" ".join(b'a%d="x"' % i for i in range(255))  # and Id: 256
+    doc = b'<root xmlns="urn:a"><e Id="d1" ' + at + b'/></root>'
+    signed = xmldsig.sign(doc, key, cert, ref="d1")
+    assert xmldsig.verify(signed, cafile=ca)[0].octets == pki.cli_verify(signed, ca)[1]
