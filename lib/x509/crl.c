@@ -39,12 +39,6 @@ int gostx_x509_crl_reason_by_name(const char *name) {
   return -2;
 }
 
-/* A DER INTEGER's content: minimal, non-empty. */
-static int minimal_int(gostx__der v) {
-  return v.n && !(v.n > 1 && ((v.p[0] == 0 && !(v.p[1] & 0x80)) ||
-                              (v.p[0] == 0xff && (v.p[1] & 0x80))));
-}
-
 static int peek_time(const gostx__der *r) {
   return gostx__der_peek(r, GOSTX__DER_UTCTIME) || gostx__der_peek(r, GOSTX__DER_GENTIME);
 }
@@ -114,7 +108,7 @@ static int get_entry(gostx__der *r, int version, gostx_x509_crl_entry *e, int *u
                      gostx_x509_status *st) {
   gostx__der seq, serial, exts;
   if (gostx__der_get(r, GOSTX__DER_SEQ, &seq, NULL) ||
-      gostx__der_get(&seq, GOSTX__DER_INT, &serial, NULL) || !minimal_int(serial) ||
+      gostx__der_get(&seq, GOSTX__DER_INT, &serial, NULL) || !gostx__der_int_minimal(serial) ||
       gostx__der_time(&seq, &e->revocation_date))
     return GOSTX_EFORMAT;
   e->serial = serial.p;
@@ -219,7 +213,7 @@ static int crl_ext(void *ctx, gostx__der oid, int critical, gostx__der v, gostx_
   if (GOSTX__DER_OID_IS(oid, OID_EXT_DELTA)) return *st = GOSTX_X509_CRL_DELTA, GOSTX_EFORMAT;
   if (GOSTX__DER_OID_IS(oid, OID_EXT_CRL_NUMBER)) {
     /* a non-negative INTEGER of at most 20 octets (5.2.3) */
-    if (gostx__der_get(&v, GOSTX__DER_INT, &x, NULL) || v.n || !minimal_int(x) || (x.p[0] & 0x80) ||
+    if (gostx__der_get(&v, GOSTX__DER_INT, &x, NULL) || v.n || !gostx__der_int_minimal(x) || (x.p[0] & 0x80) ||
         x.n > 21 || (x.n == 21 && x.p[0]))
       rc = GOSTX_EFORMAT;
     c->crl_number = x.p;

@@ -440,9 +440,7 @@ static int get_tbs(gostx__der tbs, gostx_x509_cert *c, gostx__der *sig_alg_inner
       return GOSTX_EFORMAT;
     c->version = v + 1;
   }
-  if (gostx__der_get(&tbs, GOSTX__DER_INT, &serial, NULL) || serial.n == 0 || serial.n > 21 ||
-      (serial.n > 1 && ((serial.p[0] == 0 && !(serial.p[1] & 0x80)) ||
-                        (serial.p[0] == 0xff && (serial.p[1] & 0x80)))))
+  if (gostx__der_get(&tbs, GOSTX__DER_INT, &serial, NULL) || serial.n > 21 || !gostx__der_int_minimal(serial))
     return GOSTX_EFORMAT;
   c->serial = serial.p;
   c->serial_len = serial.n;
