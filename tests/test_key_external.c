@@ -5,7 +5,9 @@
  * client certificate keys) and TLS 1.2 (the server key's KEG / VKO), IKEv2
  * AUTH. The callbacks here hold a real key (as a token would) and count
  * their calls; each result is checked with the library's verifiers, never
- * with the callbacks. A failing callback's code reaches the caller. */
+ * with the callbacks. A failing callback's code reaches the caller. The
+ * token: tests/support/ext_token.c; XMLDSig's twin:
+ * tests/xmldsig/test_xmldsig_external.c. */
 #include <string.h>
 
 #include "gostx/cms.h"
@@ -14,57 +16,14 @@
 #include "gostx/pkcs12.h"
 #include "gostx/tsa.h"
 #include "ike/ike.h"
+#include "ext_token.h"
 #include "ike_pki.h"
 #include "tls_pair.h"
-
-/* ---- the test's token: a real key behind the callbacks ---- */
-typedef struct token {
-  gostx_gost3410_key real; /* d lives here, never in the external key */
-  int signs, vkos;
-  int fail; /* a code to return instead (a token pulled out) */
-} token;
-
-static int tok_sign(void *ctx, const uint8_t *digest, size_t digest_len, uint8_t *sig,
-                    size_t sig_len) {
-  token *t = ctx;
-  t->signs++;
-  if (t->fail) return t->fail;
-  return gostx_gost3410_key_sign(&t->real, digest, digest_len, sig, sig_len);
-}
-
-static int tok_vko(void *ctx, const uint8_t *peer, size_t pub_len, const uint8_t *ukm,
-                   size_t ukm_len, uint8_t *out, size_t out_len) {
-  token *t = ctx;
-  t->vkos++;
-  if (t->fail) return t->fail;
-  return gostx_gost3410_key_vko(&t->real, peer, pub_len, ukm, ukm_len, out, out_len);
-}
-
-static const gostx_gost3410_key_ops tok_ops = {tok_sign, tok_vko};
-static const gostx_gost3410_key_ops sign_only_ops = {tok_sign, NULL};
-
-/* A token with a fresh key on curve, and the external key for it (in a
- * pki_key, with its SubjectPublicKeyInfo, for the test PKI). */
-static void make_token(gostx_gost3410_curve curve, token *t, pki_key *ext) {
-  pki_key real;
-  memset(t, 0, sizeof *t);
-  pki_make_key(curve, &real);
-  t->real = real.k;
-  CHECK_RC(gostx_gost3410_key_set_external(&ext->k, curve, real.k.q, 2 * real.k.len, NULL,
-                                           &tok_ops, t),
-           GOSTX_OK, "set_external");
-  memcpy(ext->spki, real.spki, real.spki_len);
-  ext->spki_len = real.spki_len;
-  static const uint8_t zero[64];
-  CHECK(!ext->k.has_private && !memcmp(ext->k.d, zero, sizeof zero) &&
-            gostx_gost3410_key_is_private(&ext->k),
-        "an external key holds no d and signs");
-}
 
 static void test_api(void) {
   token t;
   pki_key ext;
-  make_token(GOSTX_GOST3410_256_A, &t, &ext);
+  token_make(GOSTX_GOST3410_256_A, &t, &ext);
   uint8_t digest[32] = {1, 2, 3}, sig[64], peer_d[32], peer_q[64], ukm[8] = {9}, a[32], b[32];
   CHECK_RC(gostx_gost3410_key_sign(&ext.k, digest, 32, sig, 64), 0, "key_sign");
   CHECK_RC(gostx_gost3410_verify(ext.k.curve, ext.k.q, 64, digest, 32, sig, 64), 0,
@@ -95,12 +54,12 @@ static void test_api(void) {
   CHECK(untouched, "a failed callback releases nothing");
   /* no vko callback: key agreement is unsupported */
   gostx_gost3410_key so;
-  CHECK_RC(gostx_gost3410_key_set_external(&so, ext.k.curve, ext.k.q, 64, NULL, &sign_only_ops, &t),
+  CHECK_RC(gostx_gost3410_key_set_external(&so, ext.k.curve, ext.k.q, 64, NULL, &token_sign_only_ops, &t),
            0, "sign-only key");
   CHECK_RC(gostx_gost3410_key_vko(&so, peer_q, 64, ukm, 8, a, 32), GOSTX_EUNSUP, "no vko");
   CHECK_RC(gostx_gost3410_key_keg(&so, peer_q, 64, h, 32, k1, 64), GOSTX_EUNSUP, "no keg");
   /* Q is checked as key_set_public checks it; sign is required */
-  CHECK_RC(gostx_gost3410_key_set_external(&so, ext.k.curve, off, 64, NULL, &tok_ops, &t),
+  CHECK_RC(gostx_gost3410_key_set_external(&so, ext.k.curve, off, 64, NULL, &token_ops, &t),
            GOSTX_EINVAL, "Q off the curve");
   CHECK_RC(gostx_gost3410_key_set_external(&so, ext.k.curve, ext.k.q, 64, NULL, NULL, &t),
            GOSTX_EINVAL, "no ops");
@@ -139,7 +98,7 @@ static void test_pki(gostx_gost3410_curve curve) {
   token t;
   pki_key ext, leaf_key;
   pki_cert ca, leaf;
-  make_token(curve, &t, &ext);
+  token_make(curve, &t, &ext);
   pki_make_cert(&ca, "/CN=token CA", &ext, ca_ext, NULL, NULL);
   pki_make_key(curve, &leaf_key);
   pki_make_cert(&leaf, "/CN=leaf", &leaf_key, NULL, &ca, &ext);
@@ -192,6 +151,24 @@ static void test_pki(gostx_gost3410_curve curve) {
       CHECK(out_len == 0, "nothing decrypted");
       t.fail = 0;
     }
+  }
+
+  /* A static originator on the token (R 1323565.1.025-2019 A.2.2): the
+   * sender's KEG through its callback, the leaf decrypting with its d */
+  {
+    gostx_cms_encrypt_params ep = {GOSTX_CMS_KUZNYECHIK, 1, 0, &ca.c, &ext.k};
+    uint8_t out[64];
+    size_t out_len = 0;
+    int vkos = t.vkos;
+    CHECK_RC(gostx_cms_encrypt_with(&leaf.c, 1, &ep, content, sizeof content, msg, sizeof msg,
+                                    &len),
+             0, "cms encrypt from the token's static key");
+    gostx_cms_enveloped env;
+    CHECK(t.vkos == vkos + 1 && gostx_cms_enveloped_parse(msg, len, &env, NULL) == 0 &&
+              gostx_cms_enveloped_decrypt(&env, &leaf.c, &leaf_key.k, &ca.c, out, sizeof out,
+                                          &out_len, NULL) == 0 &&
+              out_len == sizeof content && !memcmp(out, content, out_len),
+          "a static originator on the token: the recipient opens it");
   }
 
   /* An OCSP response by the CA on the token, checked by the client's check */
@@ -321,7 +298,7 @@ static void test_tls(void) {
       for (int fail = 0; fail < 2; fail++) {
         token t;
         pki_key ext;
-        make_token(GOSTX_GOST3410_256_A, &t, &ext);
+        token_make(GOSTX_GOST3410_256_A, &t, &ext);
         keypair kp = {ext.k.curve, {0}, {0}};
         memcpy(kp.pub, ext.k.q, 2 * ext.k.len);
         pair p;
