@@ -323,16 +323,19 @@ int main(int argc, char **argv) {
                        {CKA_TOKEN, &yes, 1}, {CKA_SUBJECT, subj, 2}, {CKA_VALUE, cval, 5},
                        {CKA_ID, cid, 1}, {CKA_LABEL, "cert", 4}};
   CK_OBJECT_HANDLE ch;
+  CK_ULONG cnt;
   OK(F->C_CreateObject(s, ca, 7, &ch));
   CK_ATTRIBUTE q1[] = {{CKA_VALUE, NULL, 0}, {CKA_KEY_TYPE, NULL, 0}};
   CHECK_RV(F->C_GetAttributeValue(s, ch, q1, 2), CKR_ATTRIBUTE_TYPE_INVALID, "no key type on a cert");
   CHECK(q1[0].ulValueLen == 5 && q1[1].ulValueLen == CK_UNAVAILABLE_INFORMATION,
         "length query: %lu, unavailable: %lx", q1[0].ulValueLen, q1[1].ulValueLen);
+  uint8_t other_id[] = {9};
+  find_one(s, CKO_CERTIFICATE, other_id, 1, &cnt);
+  CHECK(cnt == 0, "a one-byte CKA_ID matches only itself (%lu found)", cnt);
   CK_ATTRIBUTE lab = {CKA_LABEL, "renamed", 7};
   OK(F->C_SetAttributeValue(s, ch, &lab, 1));
   CK_ATTRIBUTE cls_change = {CKA_CLASS, &cc, sizeof cc};
   CHECK_RV(F->C_SetAttributeValue(s, ch, &cls_change, 1), CKR_ATTRIBUTE_READ_ONLY, "class fixed");
-  CK_ULONG cnt;
   CK_OBJECT_HANDLE ss;
   {
     CK_OBJECT_CLASS dc = CKO_DATA;
