@@ -30,3 +30,7 @@ add_dependencies(p11_module_test gostx_pkcs11)
 add_test(NAME test_p11_module
          COMMAND p11_module_test $<TARGET_FILE:gostx_pkcs11>)
 set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME test_p11_tools
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
+set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
