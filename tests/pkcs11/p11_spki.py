@@ -4,17 +4,11 @@ DER OID of CKA_GOSTR3410_PARAMS) as a SubjectPublicKeyInfo PEM (RFC 9215:
 the same bytes in an OCTET STRING), so openssl and gostx can check the
 token's signatures. usage: p11_spki.py VALUE_HEX PARAMS_DER_HEX OUT.pem"""
 import base64
+import os
 import sys
 
-
-def tlv(tag, body):
-    n = len(body)
-    if n < 0x80:
-        head = bytes([n])
-    else:
-        size = n.to_bytes((n.bit_length() + 7) // 8, "big")
-        head = bytes([0x80 | len(size)]) + size
-    return bytes([tag]) + head + body
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from pfx_craft import tlv  # noqa: E402  (the DER writer the tests share)
 
 
 def main():
