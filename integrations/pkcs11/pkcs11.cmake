@@ -34,3 +34,11 @@ add_test(NAME test_p11_tools
          COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
 set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
                      ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
+add_executable(p11_stress ${CMAKE_SOURCE_DIR}/tests/pkcs11/p11_stress.c)
+target_link_libraries(p11_stress PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
+target_include_directories(p11_stress PRIVATE ${CMAKE_SOURCE_DIR}/lib)
+set_target_properties(p11_stress PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME test_p11_stress
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_stress.sh
+                 $<TARGET_FILE:gostx_pkcs11> $<TARGET_FILE:p11_stress>)
+set_tests_properties(test_p11_stress PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
