@@ -42,3 +42,7 @@ add_test(NAME test_p11_stress
          COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_stress.sh
                  $<TARGET_FILE:gostx_pkcs11> $<TARGET_FILE:p11_stress>)
 set_tests_properties(test_p11_stress PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME test_p11_python
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_python.sh $<TARGET_FILE:gostx_pkcs11>)
+set_tests_properties(test_p11_python PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
