@@ -7,5 +7,7 @@
 py=${GOSTX_P11_PYTHON:-python3}
 "$py" -c "import PyKCS11" 2>/dev/null || { echo "SKIP: no PyKCS11 in $py (pip install PyKCS11)"; exit 77; }
 export GOSTX_PKCS11_DIR=$T/tokens
+# tokens with a short PIN KDF: the tests log in often (docs/PKCS11.md)
+export GOSTX_PKCS11_KDF_ITER=2000
 check "PyKCS11 drives the token" "$py" "$here/p11_pykcs11.py" "$1" "$G"
 finish

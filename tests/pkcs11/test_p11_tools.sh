@@ -10,6 +10,8 @@
 M=$1
 command -v pkcs11-tool >/dev/null || { echo "SKIP: pkcs11-tool missing (Debian: opensc)"; exit 77; }
 export GOSTX_PKCS11_DIR=$T/tokens
+# tokens with a short PIN KDF: the tests log in often (docs/PKCS11.md)
+export GOSTX_PKCS11_KDF_ITER=2000
 SO=12345678 PIN=4321
 p11() { pkcs11-tool --module "$M" --slot-index 0 "$@" 2>>"$T/err"; }
 have_engine=0
