@@ -7,6 +7,7 @@
  * digests, VKO, and the objects found again after a restart.
  * argv[1]: the module. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,27 @@ static const char SO[] = "so-secret", PIN[] = "user-1234";
     CK_RV rv_ = (expr);                                                                        \
     CHECK(rv_ == (want), "%s: 0x%lx, want 0x%lx", (what), (unsigned long)rv_, (unsigned long)(want)); \
   } while (0)
+
+/* The application's own locking, for C_Initialize without
+ * CKF_OS_LOCKING_OK: the module must use these (counted) mutexes. */
+static int g_app_locks;
+static CK_RV app_create(CK_VOID_PTR_PTR m) {
+  pthread_mutex_t *p = malloc(sizeof *p);
+  if (!p || pthread_mutex_init(p, NULL) != 0)
+    return CKR_HOST_MEMORY;
+  *m = p;
+  return CKR_OK;
+}
+static CK_RV app_destroy(CK_VOID_PTR m) {
+  pthread_mutex_destroy(m);
+  free(m);
+  return CKR_OK;
+}
+static CK_RV app_lock(CK_VOID_PTR m) {
+  g_app_locks++;
+  return pthread_mutex_lock(m) == 0 ? CKR_OK : CKR_MUTEX_BAD;
+}
+static CK_RV app_unlock(CK_VOID_PTR m) { return pthread_mutex_unlock(m) == 0 ? CKR_OK : CKR_MUTEX_BAD; }
 
 static CK_FLAGS token_flags(CK_SLOT_ID slot) {
   CK_TOKEN_INFO ti;
@@ -397,6 +419,16 @@ int main(int argc, char **argv) {
   uint8_t rnd[32] = {0}, zero[32] = {0};
   OK(F->C_GenerateRandom(s, rnd, sizeof rnd));
   CHECK(memcmp(rnd, zero, 32) != 0, "random bytes");
+  OK(F->C_Finalize(NULL));
+
+  /* The application's mutexes, as C_Initialize's arguments allow. */
+  CK_C_INITIALIZE_ARGS half = {app_create, NULL, NULL, NULL, 0, NULL};
+  CHECK_RV(F->C_Initialize(&half), CKR_ARGUMENTS_BAD, "some mutex callbacks but not all");
+  CK_C_INITIALIZE_ARGS app = {app_create, app_destroy, app_lock, app_unlock, 0, NULL};
+  OK(F->C_Initialize(&app));
+  n = 8;
+  OK(F->C_GetSlotList(CK_TRUE, slots, &n));
+  CHECK(g_app_locks > 0, "the application's mutex used (%d locks)", g_app_locks);
   OK(F->C_Finalize(NULL));
   dlclose(lib);
 
