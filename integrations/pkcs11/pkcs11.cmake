@@ -18,6 +18,8 @@ set_target_properties(gostx_pkcs11 PROPERTIES
 # list-modules` and p11-kit-proxy users find it by name.
 include(GNUInstallDirs)
 install(TARGETS gostx_pkcs11 LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkcs11)
+install(FILES ${CMAKE_SOURCE_DIR}/integrations/pkcs11/gostx.module
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/p11-kit/modules)
 
 # Tests: the module through its function list (C), and consumers we did
 # not write (OpenSC's pkcs11-tool, GnuTLS's p11tool, PyKCS11, openssl with
