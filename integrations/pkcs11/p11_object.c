@@ -326,8 +326,12 @@ static CK_RV check_gost_key(attr_list *l, int cbit) {
   if (h) {
     const uint8_t *want;
     size_t wl = p11_streebog_der(len, &want);
-    /* 256-bit keys may name GOST R 34.11-94's parameters (2001 keys). */
-    if ((h->len != wl || memcmp(h->val, want, wl) != 0) && len == 64)
+    /* 256-bit keys may also name GOST R 34.11-94's CryptoPro parameters,
+     * as 2001 keys do (the mechanisms here hash with Streebog anyway). */
+    static const uint8_t GOST94_CP[] = {0x06, 0x07, 0x2a, 0x85, 0x03, 0x02, 0x02, 0x1e, 0x01};
+    int streebog = h->len == wl && memcmp(h->val, want, wl) == 0;
+    int gost94 = len == 32 && h->len == sizeof GOST94_CP && memcmp(h->val, GOST94_CP, h->len) == 0;
+    if (!streebog && !gost94)
       return CKR_ATTRIBUTE_VALUE_INVALID;
   } else {
     const uint8_t *der;
@@ -336,6 +340,7 @@ static CK_RV check_gost_key(attr_list *l, int cbit) {
     if (rv != CKR_OK)
       return rv;
   }
+  v = list_get(l, CKA_VALUE); /* list_set may have moved the list */
   uint8_t be[128], pub[128];
   int r;
   if (cbit == C_PRIV) {

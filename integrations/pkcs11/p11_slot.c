@@ -91,7 +91,8 @@ CK_RV p11_slots_scan(void) {
     memcpy(found[n++], e->d_name, 17);
   }
   closedir(d);
-  qsort(found, n, sizeof *found, cmp_str);
+  if (n)
+    qsort(found, n, sizeof *found, cmp_str);
   for (size_t i = 0; i < n && rv == CKR_OK; i++)
     rv = slot_add(found[i]);
   free(found);
