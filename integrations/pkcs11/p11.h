@@ -8,6 +8,7 @@
  *   p11_session.c  sessions and login
  *   p11_object.c   objects and attributes, C_FindObjects*
  *   p11_mech.c     mechanisms: sign/verify, digest, derive, keygen, random
+ *   p11_secret.c   secret keys: C_GenerateKey, HMAC-Streebog, ECB and MGM
  *   p11_unsupported.c  a "not supported" body for every other function
  *
  * Locking: one module lock (g_p11.lock) guards every table (slots, tokens,
@@ -148,10 +149,22 @@ typedef struct p11_op {
   gostx_gost3410_curve curve;
   size_t len;        /* 32 or 64 */
   uint8_t key[128];  /* sign: d big-endian; verify: Q big-endian */
-  int hashing;       /* the mechanism hashes the data with Streebog */
+  int hashing;       /* the mechanism hashes the data with Streebog (or HMACs it) */
   gostx_streebog_ctx h;
+  int hmac;          /* HMAC-Streebog (len: the MAC's length), not a signature */
+  gostx_hmac_ctx mac;
   int multi;         /* an Update was called */
 } p11_op;
+
+/* An encryption or decryption (p11_secret.c): single-part. */
+typedef struct p11_cop {
+  int active;
+  CK_MECHANISM_TYPE mech;
+  gostx_cipher c;
+  uint8_t nonce[16];
+  uint8_t *aad; /* MGM's additional data, a copy */
+  size_t aad_len, tag_len;
+} p11_cop;
 
 typedef struct p11_session {
   CK_SESSION_HANDLE h;
@@ -162,6 +175,7 @@ typedef struct p11_session {
   size_t n_found, pos;
   int finding;
   p11_op sign, verify, digest;
+  p11_cop enc, dec;
 } p11_session;
 
 /* Under the lock: the session, or NULL (then *rv says why). */
@@ -174,6 +188,13 @@ void p11_sessions_free(void);
 void p11_session_count(const p11_token *t, CK_ULONG *all, CK_ULONG *rw);
 int p11_token_has_sessions(const p11_token *t);
 void p11_op_clear(p11_op *op);
+
+/* ---- secret keys (p11_secret.c) ---- */
+/* Whether m is an HMAC mechanism; p11_hmac_init sets op up for it with
+ * the secret key o (CKA_SIGN or CKA_VERIFY as is_sign): 0 or a CKR. */
+int p11_is_hmac(CK_MECHANISM_TYPE m);
+CK_RV p11_hmac_init(p11_op *op, const p11_obj *o, const CK_MECHANISM *m, int is_sign);
+void p11_cop_clear(p11_cop *op);
 
 /* ---- mechanisms (p11_mech.c) ---- */
 CK_RV p11_mech_list(CK_MECHANISM_TYPE *out, CK_ULONG *count);

@@ -40,6 +40,8 @@ static void session_free(p11_session *s) {
   p11_op_clear(&s->sign);
   p11_op_clear(&s->verify);
   p11_op_clear(&s->digest);
+  p11_cop_clear(&s->enc);
+  p11_cop_clear(&s->dec);
   free(s->found);
   free(s);
 }
