@@ -98,6 +98,9 @@ CK_RV p11_pin_check(const char *dir, int user, const uint8_t *pin, size_t pin_le
 CK_RV p11_pin_set(const char *dir, int user, const uint8_t *pin, size_t pin_len,
                   const uint8_t mk[P11_MK_LEN]);
 CK_RV p11_token_refresh(p11_token *t); /* re-reads label, flags, counters */
+/* rv from the store as a session function answers it: a token folder
+ * found gone marks the token removed and is CKR_DEVICE_REMOVED. */
+CK_RV p11_gone(p11_token *t, CK_RV rv);
 
 /* Objects on disk: o-<16 hex>.obj, each written whole. */
 CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11_attr *a, size_t n,

@@ -468,7 +468,7 @@ CK_RV p11_obj_create(p11_token *t, CK_SESSION_HANDLE owner, const CK_ATTRIBUTE *
     if (token)
       p11_obj_unlink(t, o->name);
     obj_free(o);
-    return rv;
+    return p11_gone(t, rv);
   }
   *h = o->h;
   return CKR_OK;
@@ -489,11 +489,8 @@ CK_RV p11_objs_sync(p11_token *t) {
   uint64_t(*stamps)[3];
   size_t n;
   CK_RV rv = p11_obj_list(t, &names, &stamps, &n);
-  if (rv != CKR_OK) {
-    if (rv == CKR_TOKEN_NOT_PRESENT)
-      t->removed = 1;
-    return rv;
-  }
+  if (rv != CKR_OK)
+    return p11_gone(t, rv);
   for (size_t i = 0; i < g_objs.n; i++)
     if (g_objs.o[i])
       g_objs.o[i]->seen = 0;
@@ -585,7 +582,7 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject) {
   if (!p11_attr_bool(o, CKA_DESTROYABLE, 1))
     return p11_leave(CKR_ACTION_PROHIBITED);
   if (o->token && (rv = p11_obj_unlink(o->tok, o->name)) != CKR_OK)
-    return p11_leave(rv);
+    return p11_leave(p11_gone(o->tok, rv));
   obj_remove(o);
   return p11_leave(CKR_OK);
 }
@@ -673,7 +670,7 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
     rv = p11_obj_write(o->tok, o->name, o->priv, l.a, l.n, o->stamp);
   if (rv != CKR_OK) {
     p11_attrs_free(l.a, l.n);
-    return p11_leave(rv);
+    return p11_leave(p11_gone(o->tok, rv));
   }
   p11_attrs_free(o->a, o->n);
   o->a = l.a, o->n = l.n;

@@ -205,7 +205,7 @@ CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR
   if (check != CKR_OK) {
     gostx_memzero(mk, sizeof mk);
     p11_token_refresh(t); /* the wrong-PIN count it now has */
-    return p11_leave(check);
+    return p11_leave(p11_gone(t, check));
   }
   if (t->user_in || t->so_in) {
     gostx_memzero(mk, sizeof mk);

@@ -502,6 +502,26 @@ int main(int argc, char **argv) {
   CHECK(memcmp(rnd, zero, 32) != 0, "random bytes");
   OK(F->C_Finalize(NULL));
 
+  /* A token whose folder goes away under an open session: named as
+   * removed, not as some other failure. */
+  OK(F->C_Initialize(NULL));
+  n = 8;
+  OK(F->C_GetSlotList(CK_TRUE, NULL, &n));
+  OK(F->C_InitToken(n - 1, (CK_UTF8CHAR *)SO, strlen(SO), label));
+  CK_TOKEN_INFO gti;
+  OK(F->C_GetTokenInfo(n - 1, &gti));
+  s = open_rw(n - 1);
+  char gone[200];
+  snprintf(gone, sizeof gone, "rm -rf '%s/%.16s'", dir, (const char *)gti.serialNumber);
+  CHECK(system(gone) == 0, "%s", gone);
+  CK_OBJECT_CLASS any = CKO_DATA;
+  CK_ATTRIBUTE ft = {CKA_CLASS, &any, sizeof any};
+  CHECK_RV(F->C_FindObjectsInit(s, &ft, 1), CKR_DEVICE_REMOVED, "folder gone: find");
+  CHECK_RV(F->C_Login(s, CKU_SO, (CK_UTF8CHAR *)SO, strlen(SO)), CKR_DEVICE_REMOVED,
+           "folder gone: login");
+  CHECK_RV(F->C_GetTokenInfo(n - 1, &gti), CKR_TOKEN_NOT_PRESENT, "folder gone: token info");
+  OK(F->C_Finalize(NULL));
+
   /* The application's mutexes, as C_Initialize's arguments allow. */
   CK_C_INITIALIZE_ARGS half = {app_create, NULL, NULL, NULL, 0, NULL};
   CHECK_RV(F->C_Initialize(&half), CKR_ARGUMENTS_BAD, "some mutex callbacks but not all");
