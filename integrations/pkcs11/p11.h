@@ -107,6 +107,11 @@ CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11
                     uint64_t stamp[3]);
 CK_RV p11_obj_read(const p11_token *t, const char *name, int *encrypted, p11_attr **a, size_t *n,
                    uint64_t stamp[3]);
+/* An object's body: the count, then (type: 8 bytes, length: 4, value)
+ * per attribute, big-endian. encode with out NULL gives the length;
+ * decode takes exactly that form (CKR_DEVICE_ERROR otherwise). */
+size_t p11_attrs_encode(const p11_attr *a, size_t n, uint8_t *out);
+CK_RV p11_attrs_decode(const uint8_t *p, size_t len, p11_attr **out, size_t *out_n);
 CK_RV p11_obj_unlink(const p11_token *t, const char *name);
 /* The object files of t: names[] (each 24 bytes), their stamps (inode,
  * mtime ns, size), under the lock file's shared lock. */

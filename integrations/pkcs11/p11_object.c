@@ -685,10 +685,7 @@ CK_RV C_GetObjectSize(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_U
     return rv;
   if (!pulSize)
     return p11_leave(CKR_ARGUMENTS_BAD);
-  CK_ULONG size = 4;
-  for (size_t i = 0; i < o->n; i++)
-    size += 12 + o->a[i].len;
-  *pulSize = size;
+  *pulSize = (CK_ULONG)p11_attrs_encode(o->a, o->n, NULL); /* what its file holds */
   return p11_leave(CKR_OK);
 }
 
