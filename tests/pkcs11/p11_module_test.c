@@ -331,8 +331,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen: %s\n", dlerror());
     return 1;
   }
-  CK_C_GetFunctionList gfl = (CK_C_GetFunctionList)dlsym(lib, "C_GetFunctionList");
-  CK_C_GetInterface gi = (CK_C_GetInterface)dlsym(lib, "C_GetInterface");
+  /* POSIX's way to take a function from dlsym without an ISO C cast */
+  CK_C_GetFunctionList gfl;
+  CK_C_GetInterface gi;
+  *(void **)&gfl = dlsym(lib, "C_GetFunctionList");
+  *(void **)&gi = dlsym(lib, "C_GetInterface");
   CHECK(gfl && gi, "C_GetFunctionList and C_GetInterface exported");
   if (!gfl || !gi)
     return t_done();
