@@ -7,7 +7,11 @@ file(GLOB GOSTX_P11_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/integrations/p
 add_library(gostx_pkcs11 SHARED ${GOSTX_P11_SOURCES})
 target_include_directories(gostx_pkcs11 PRIVATE ${CMAKE_SOURCE_DIR}/lib)
 target_link_libraries(gostx_pkcs11 PRIVATE gostx Threads::Threads)
-target_link_options(gostx_pkcs11 PRIVATE -Wl,--exclude-libs,ALL)
+# -z nodelete: libgostx keeps per-curve tables for the process's life
+# (lib/gost3410's comb tables); a dlclose would drop them unfreed, and a
+# dlopen again would build them anew, so the module stays loaded once
+# loaded (LeakSanitizer found 1.6 MB per load-unload cycle).
+target_link_options(gostx_pkcs11 PRIVATE -Wl,--exclude-libs,ALL -Wl,-z,nodelete)
 # Every symbol resolved at link time (a typo cannot wait for dlopen), except
 # in sanitizer builds, whose runtime the loading program brings.
 if(NOT GOSTX_SANITIZE)
