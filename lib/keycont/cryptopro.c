@@ -129,14 +129,22 @@ static int key_params(gostx__der seq, header *h, gostx_keycont *o) {
   return 0;
 }
 
+/* 1 when a[n] = b[n], compared in constant time: the answer on secret
+ * bytes (a mask's IMIT, a key's fingerprint) is public by design and
+ * leaves through gostx__verdict, the one door for such answers. */
+static int same_ct(const uint8_t *a, const uint8_t *b, size_t n) {
+  return gostx__verdict(gostx_memeq_ct(a, b, n) & GOSTX_EAUTH) == 0;
+}
+
 /* IMIT (4 bytes, zero IV) of in under key with S-box sbox, compared with mac. */
 static int imit_is(const uint8_t key[32], gostx_sbox sbox, const uint8_t *in, size_t len,
                    const uint8_t *mac) {
   gostx_gost89_key k;
   uint8_t m[MAC_LEN];
   int ok = !gostx_gost89_set_key(&k, key, sbox) && !gostx_gost89_imit(&k, NULL, 0, in, len, m, MAC_LEN);
-  ok = ok && !gostx_memeq_ct(m, mac, MAC_LEN);
+  ok = ok && same_ct(m, mac, MAC_LEN);
   gostx_memzero(&k, sizeof k);
+  gostx_memzero(m, sizeof m);
   return ok;
 }
 
@@ -294,9 +302,10 @@ static int decode_copy(const header *h, const uint8_t *prim, size_t prim_len, go
  * fingerprint; the key into *key. */
 static int key_of(const header *h, const uint8_t *d, gostx_gost3410_key *key) {
   gostx_gost3410_key k;
+  uint8_t x_le[64];
   if (gostx_gost3410_key_set_private(&k, h->curve, d, h->len, h->ps_oid)) return 0;
-  int ok = 1;
-  for (size_t i = 0; i < h->fp.n; i++) ok &= k.q[h->len - 1 - i] == h->fp.p[i];
+  gostx__key_reverse(x_le, k.q, h->len);
+  int ok = same_ct(x_le, h->fp.p, h->fp.n);
   if (ok) *key = k;
   gostx_gost3410_key_clear(&k);
   return ok;
@@ -341,7 +350,7 @@ int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_le
                           f->masks2_len, GOSTX_CPRO_MASKS2, pin, pin_len, d2, &o2);
     gostx_gost3410_key k2;
     int ok2 = !rc2 && key_of(&h, d2, &k2);
-    if (ok && ok2) o->reserve_checked = !gostx_memeq_ct(k2.d, o->key.d, h.len) ? 1 : -1;
+    if (ok && ok2) o->reserve_checked = same_ct(k2.d, o->key.d, h.len) ? 1 : -1;
     else if (ok) o->reserve_checked = -1;
     else if (ok2 && !rc) /* the reserve copy holds: primary.key's ciphertext is what changed */
       rc = DAMAGED(o, GOSTX_CPRO_PRIMARY, "it does not decrypt to the container's key, its "
