@@ -110,6 +110,14 @@ static void container(const char *dir) {
   gostx_keycont_clear(&c);
   one.p[PRIMARY][one.n[PRIMARY] - 1] ^= 1;
 
+  /* half the reserve copy */
+  one = b;
+  one.p[MASKS2] = NULL;
+  one.n[MASKS2] = 0;
+  CHECK_RC(read_box(&one, "", &c), 0, "masks2.key missing");
+  CHECK(c.reserve_checked == -1, "masks2.key missing: the reserve copy said damaged");
+  gostx_keycont_clear(&c);
+
   /* a file missing */
   box none = b;
   none.p[MASKS] = NULL;

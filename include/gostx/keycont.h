@@ -67,7 +67,9 @@ typedef struct gostx_keycont {
   gostx_keycont_usage usage;   /* from the key's own flags */
   int exportable;              /* the container's "exportable" flag (informative: gostx reads
                                 * the key either way) */
-  int reserve_checked;         /* primary2/masks2 were given and decode to the same key */
+  int reserve_checked;         /* 1: primary2/masks2 give the same key; 0: not given;
+                                * -1: the reserve copy is damaged or half of it missing
+                                * (the key came from primary/masks, checked as always) */
   int has_second_key;          /* the header names a second key: not read (docs/KEYS.md) */
   const uint8_t *cert;         /* the certificate in header.key (points into it), or NULL */
   size_t cert_len;

@@ -366,6 +366,7 @@ int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_le
                   reserve ? "wrong PIN: the key decrypted under it is not the container's"
                           : "wrong PIN (or primary.key damaged): the key decrypted under it is "
                             "not the container's");
+  if (!f->primary2 != !f->masks2) o->reserve_checked = -1; /* half a reserve copy */
   o->gost2001 = h.gost2001;
   o->usage = h.exchange ? GOSTX_KEYCONT_EXCHANGE : GOSTX_KEYCONT_SIGNATURE;
   o->exportable = h.exportable;
