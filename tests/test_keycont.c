@@ -118,6 +118,25 @@ static void container(const char *dir) {
   CHECK(c.reserve_checked == -1, "masks2.key missing: the reserve copy said damaged");
   gostx_keycont_clear(&c);
 
+  /* a header without the reserve flag (its IMIT made again): primary2 and
+   * masks2 are then another key's, not read, and said so */
+  one = b;
+  uint8_t hdr[4096];
+  CHECK(b.n[HEADER] <= sizeof hdr && b.p[HEADER][20] == 0x03 && b.p[HEADER][23] == 0x40,
+        "the container's attributes where this test expects them");
+  memcpy(hdr, b.p[HEADER], b.n[HEADER]);
+  hdr[23] = 0x00; /* kccaReservePrimary off */
+  static const uint8_t zero[32];
+  gostx_gost89_key zk;
+  CHECK(!gostx_gost89_set_key(&zk, zero, GOSTX_SBOX_TC26_Z) &&
+            !gostx_gost89_imit(&zk, NULL, 0, hdr + 4, b.n[HEADER] - 10, hdr + b.n[HEADER] - 4, 4),
+        "the header's IMIT made again");
+  one.p[HEADER] = hdr;
+  CHECK_RC(read_box(&one, "", &c), 0, "no reserve flag");
+  CHECK(c.reserve_checked == 0 && c.has_second_key && !memcmp(c.key.d, good.key.d, good.key.len),
+        "no reserve flag: primary2 is another key's, not read");
+  gostx_keycont_clear(&c);
+
   /* a file missing */
   box none = b;
   none.p[MASKS] = NULL;

@@ -26,8 +26,11 @@
 extern "C" {
 #endif
 
-/* The container's files, as bytes. primary2/masks2 (the reserve copy) may
- * be NULL; name may be NULL (it only carries the container's name). */
+/* The container's files, as bytes. primary2/masks2 may be NULL: they are
+ * read as the reserve copy of the key when header.key says the container
+ * keeps one (kccaReservePrimary), else they are taken to hold a second key,
+ * which is not read (has_second_key). name may be NULL (it only carries the
+ * container's name). */
 typedef struct gostx_cpro_files {
   const uint8_t *header, *name, *primary, *masks, *primary2, *masks2;
   size_t header_len, name_len, primary_len, masks_len, primary2_len, masks2_len;
@@ -70,7 +73,8 @@ typedef struct gostx_keycont {
   int reserve_checked;         /* 1: primary2/masks2 give the same key; 0: not given;
                                 * -1: the reserve copy is damaged or half of it missing
                                 * (the key came from primary/masks, checked as always) */
-  int has_second_key;          /* the header names a second key: not read (docs/KEYS.md) */
+  int has_second_key;          /* the header names a second key, or primary2/masks2 hold one
+                                * (no reserve copy kept): not read (docs/KEYS.md) */
   const uint8_t *cert;         /* the certificate in header.key (points into it), or NULL */
   size_t cert_len;
   char name[128];              /* name.key's container name ("" when absent or unreadable) */

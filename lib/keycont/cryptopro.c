@@ -338,7 +338,9 @@ int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_le
   int rc = parse_header(f, &h, o);
   if (rc) return rc;
   if (f->name && !name_ok(f)) return DAMAGED(o, GOSTX_CPRO_NAME, "malformed");
-  int reserve = f->primary2 && f->masks2;
+  /* primary2/masks2 are a reserve copy of the key when the container says
+   * so (kccaReservePrimary); else they hold another key, not read here */
+  int reserve = h.reserve && f->primary2 && f->masks2;
   uint8_t d[64], d2[64];
   rc = decode_copy(&h, f->primary, f->primary_len, GOSTX_CPRO_PRIMARY, f->masks, f->masks_len,
                    GOSTX_CPRO_MASKS, pin, pin_len, d, o);
@@ -366,7 +368,8 @@ int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_le
                   reserve ? "wrong PIN: the key decrypted under it is not the container's"
                           : "wrong PIN (or primary.key damaged): the key decrypted under it is "
                             "not the container's");
-  if (!f->primary2 != !f->masks2) o->reserve_checked = -1; /* half a reserve copy */
+  if (h.reserve && !f->primary2 != !f->masks2) o->reserve_checked = -1; /* half a reserve copy */
+  if (!h.reserve && (f->primary2 || f->masks2)) h.second = 1;
   o->gost2001 = h.gost2001;
   o->usage = h.exchange ? GOSTX_KEYCONT_EXCHANGE : GOSTX_KEYCONT_SIGNATURE;
   o->exportable = h.exportable;
