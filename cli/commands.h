@@ -20,6 +20,7 @@ int cmd_x509(int argc, char **argv);    /* cli/cmd_x509.c */
 int cmd_req(int argc, char **argv);     /* cli/cmd_req.c */
 int cmd_cms(int argc, char **argv);     /* cli/cms/cmd_cms.c */
 int cmd_pkcs12(int argc, char **argv);  /* cli/cmd_pkcs12.c */
+int cmd_key(int argc, char **argv);     /* cli/cmd_key.c */
 int cmd_ocsp(int argc, char **argv);    /* cli/ocsp/cmd_ocsp.c */
 int cmd_ts(int argc, char **argv);      /* cli/ts/cmd_ts.c */
 int cmd_disk(int argc, char **argv);    /* cli/cmd_disk.c */

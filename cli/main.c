@@ -34,6 +34,7 @@ static const struct subcommand subcommands[] = {
     {"ocsp", cmd_ocsp, "OCSP (RFC 6960) with GOST signatures, as openssl ocsp: client and responder"},
     {"ts", cmd_ts, "RFC 3161 time stamps (as openssl ts): -query, -reply, -verify; serve (HTTP TSA)"},
     {"pkcs12", cmd_pkcs12, "GOST PKCS#12 (.pfx): split into a PEM key and chain, -info, -export"},
+    {"key", cmd_key, "import a CryptoPro CSP key container as a PKCS#8 key file or a PFX"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
     {"tls", cmd_tls, "GOST TLS 1.3 (RFC 9367): serve in front of a TCP server, connect, client"},

@@ -91,6 +91,9 @@ LAYERS = [
     ("cms", ["cms/*"]),
     # PKCS#12 over X.509 and the key files (it reads both, and PBES2's parts)
     ("pkcs12", ["pkcs12/*"]),
+    # other vendors' key containers (CryptoPro CSP) over the key object,
+    # PKCS#8's unmasking and X.509 (the container's certificate)
+    ("keycont", ["keycont/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a

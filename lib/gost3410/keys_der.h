@@ -31,6 +31,11 @@ void gostx__key_reverse(uint8_t *out, const uint8_t *in, size_t len);
 int gostx__key_emit(const gostx__der_w *w, const uint8_t *der, uint8_t *out, size_t cap,
                     size_t *out_len);
 
+/* d = k / m mod q, big-endian, len bytes each (pkcs8.c; lib/keycont's
+ * CryptoPro containers). */
+int gostx__gost3410_unmask_div(gostx_gost3410_curve curve, const uint8_t *k, const uint8_t *m,
+                               size_t len, uint8_t *d);
+
 /* The body of a PrivateKeyInfo (after its SEQUENCE header; pkcs8.c) and of a
  * SubjectPublicKeyInfo (spki.c): d (private only) and Q, big-endian. */
 int gostx__pkcs8_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len, uint8_t *d,

@@ -27,6 +27,18 @@ int gostx__pkcs8_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, si
   return rc;
 }
 
+/* r = be (len bytes, any value below 2^(8 len)) mod q in Montgomery form. */
+static void q_load(const gx_curve *C, uint64_t *r, const uint8_t *be) {
+  gostx__fe_load_be(r, be, C->n);
+  gostx__fe_to_mont(&C->fq, r, r); /* any value < R: to_mont reduces it */
+}
+
+/* be = a (Montgomery form) in normal form, big-endian; tmp is scratch. */
+static void q_store(const gx_curve *C, uint8_t *be, const uint64_t *a, uint64_t *tmp) {
+  gostx__fe_from_mont(&C->fq, tmp, a);
+  gostx__fe_store_be(be, tmp, C->n);
+}
+
 /* d = k0 * m1 * ... * mk mod q from k+1 little-endian len-byte numbers (the
  * CryptoPro masked form as gost-engine unmasks it); d = k0 as it is when
  * there is no mask. d big-endian. */
@@ -38,19 +50,35 @@ static int unmask(gostx_gost3410_curve curve, const uint8_t *buf, size_t total, 
   gx_curve C;
   gx_fe acc = {0}, m = {0};
   if (gostx__ec_curve_load(&C, curve)) return GOSTX_EINVAL;
-  gostx__fe_load_be(m, d, C.n);
-  gostx__fe_to_mont(&C.fq, acc, m); /* any value < R: to_mont reduces it */
+  q_load(&C, acc, d);
   for (size_t off = len; off < total; off += len) {
     gostx__key_reverse(be, buf + off, len);
-    gostx__fe_load_be(m, be, C.n);
-    gostx__fe_to_mont(&C.fq, m, m);
+    q_load(&C, m, be);
     gostx__fe_mul(&C.fq, acc, acc, m);
   }
-  gostx__fe_from_mont(&C.fq, m, acc);
-  gostx__fe_store_be(d, m, C.n);
+  q_store(&C, d, acc, m);
   gostx_memzero(be, sizeof be);
   gostx_memzero(acc, sizeof acc);
   gostx_memzero(m, sizeof m);
+  return 0;
+}
+
+/* d = k / m mod q (k, m, d big-endian, the curve's size; any k, m below
+ * 2^(8 len)): CryptoPro containers keep the key multiplied by a mask
+ * (lib/keycont). Constant time: k and m are secrets. A mask of 0 mod q
+ * gives d = 0, which the key's own checks refuse. */
+int gostx__gost3410_unmask_div(gostx_gost3410_curve curve, const uint8_t *k, const uint8_t *m,
+                               size_t len, uint8_t *d) {
+  gx_curve C;
+  gx_fe a = {0}, b = {0};
+  if (gostx__ec_curve_load(&C, curve) || (size_t)C.len != len) return GOSTX_EINVAL;
+  q_load(&C, a, m);
+  gostx__fe_inv(&C.fq, b, a);
+  q_load(&C, a, k);
+  gostx__fe_mul(&C.fq, a, a, b);
+  q_store(&C, d, a, b);
+  gostx_memzero(a, sizeof a);
+  gostx_memzero(b, sizeof b);
   return 0;
 }
 

@@ -26,6 +26,7 @@
  *           and TLS 1.2's key exchange, key schedule and records (PRF,
  *           KEG and TLSTREE are HMAC-Streebog; the MAC-then-encrypt open),
  *           and PKCS#12 writing (PBKDF2, the HMAC-Streebog MAC),
+ *           and CryptoPro containers read under a secret PIN (the KDF),
  *           and IKEv2's KE (methods 33, 34), PRF, prf+, SKEYSEED, SK_*,
  *           KEYMAT, shared-key AUTH and Encrypted payload (lib/ike),
  *           and two engines' PSK exchange and Child SA rekey with PFS;
@@ -55,6 +56,7 @@
  *   cms     the leak group's CMS EnvelopedData (sender and recipient) alone (quick runs)
  *   ike     the leak group's IKEv2 case alone (quick runs)
  *   p12legacy  the leak group's PKCS#12 legacy read (3DES, RC2, SHA-1) alone
+ *   keycont the leak group's CryptoPro container read alone (quick runs)
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
@@ -1317,6 +1319,58 @@ static void group_pkcs12(void) {
   }
 }
 
+/* CryptoPro containers (lib/keycont): the published container of
+ * tests/vectors/cryptopro/91team-srv (read from the repository's root, where
+ * check_ct.sh runs), its mask and encrypted key (both copies) secret: the
+ * masks' IMIT keyed by the mask, the ECB decryption, d = k / mask mod q, Q
+ * from d; and the PIN secret (a wrong one: the KDF's Streebog rounds, hence
+ * the leak group at the table level). The answers (the IMITs', the
+ * fingerprint's, the copies' agreement) leave through gostx__verdict; Q is
+ * public by design (tests/ct/declassified.supp names where the library
+ * compares it with the certificate's). */
+static uint8_t *cpro_file(const char *name, size_t *len) {
+  char path[128];
+  snprintf(path, sizeof path, "tests/vectors/cryptopro/91team-srv/%s", name);
+  FILE *f = fopen(path, "rb");
+  static uint8_t bufs[6][2048];
+  static int used;
+  REQUIRE(f && used < 6, "keycont: the container's files (run from the repository's root)");
+  uint8_t *b = bufs[used++];
+  *len = fread(b, 1, sizeof bufs[0], f);
+  fclose(f);
+  return b;
+}
+
+static void group_keycont(void) {
+  secrets("keycont");
+  gostx_cpro_files f;
+  memset(&f, 0, sizeof f);
+  f.header = cpro_file("header.key", &f.header_len);
+  f.name = cpro_file("name.key", &f.name_len);
+  uint8_t *pr = cpro_file("primary.key", &f.primary_len), *ms = cpro_file("masks.key", &f.masks_len);
+  uint8_t *pr2 = cpro_file("primary2.key", &f.primary2_len), *ms2 = cpro_file("masks2.key", &f.masks2_len);
+  f.primary = pr, f.masks = ms, f.primary2 = pr2, f.masks2 = ms2;
+  /* the values only: SEQUENCE { OCTET STRING } and SEQUENCE { OCTET STRING
+   * mask, ... } both begin 4 bytes in; their DER headers stay public */
+  CT_SECRET(pr + 4, 32);
+  CT_SECRET(pr2 + 4, 32);
+  CT_SECRET(ms + 4, 32);
+  CT_SECRET(ms2 + 4, 32);
+  gostx_keycont c;
+  int rc = gostx_cpro_read(&f, NULL, 0, &c);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK && c.reserve_checked == 1, "keycont read");
+  CT_PUBLIC(c.key.d, c.key.len);
+  gostx_keycont_clear(&c);
+  uint8_t pin[8];
+  fill(pin, sizeof pin, 18);
+  CT_SECRET(pin, sizeof pin);
+  rc = gostx_cpro_read(&f, pin, sizeof pin, &c);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "keycont: a wrong PIN");
+  gostx_keycont_clear(&c);
+}
+
 /* CMS EnvelopedData, both sides (lib/cms/enveloped.c, recipient_write.c,
  * keytrans89.c, content89.c). The sender, through gostx__cms_encrypt_drawn:
  * the CEK and the ephemeral d secret (the ukm is public: it is written in
@@ -2063,6 +2117,9 @@ static void run_group(const char *g) {
     group_cms();
     group_p12legacy();
     group_ike();
+    group_keycont();
+  } else if (!strcmp(g, "keycont")) { /* CryptoPro containers alone (quick runs) */
+    group_keycont();
   } else if (!strcmp(g, "ike")) { /* IKEv2's keys, AUTH and SK payload alone (quick runs) */
     group_ike();
   } else if (!strcmp(g, "p12legacy")) { /* PKCS#12's legacy read alone (quick runs) */
@@ -2110,7 +2167,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-magma-lanes, plant-gost3410-ed-ifma, plant-gost3410-ed-ifma-base, esp, tls, pkcs12, cms, p12legacy, ike, "
+            "plant-magma-lanes, plant-gost3410-ed-ifma, plant-gost3410-ed-ifma-base, esp, tls, pkcs12, cms, p12legacy, ike, keycont, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;

@@ -4,7 +4,7 @@ to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_ike_engine fuzz_tls_record fuzz_tls12_record
-         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms fuzz_cms_cli fuzz_p11_object
+         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms fuzz_cms_cli fuzz_p11_object fuzz_keycont
          (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
        tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12 fuzz_cms
          (fuzz_cms: the EnvelopedData shapes only gostx writes, beside the ones above)"""
@@ -712,6 +712,29 @@ def p11_object_seeds():
                                         (0x11, pattern(64)), (0x110, b""), (0x80000000d4321003, b"")]))
     put("fuzz_p11_object", 2, p11_body([(0, ul(1)), (0x101, pattern(40, 2)), (0x11, pattern(600, 3))]))
 
+# fuzz_keycont: the CryptoPro containers of tests/vectors/cryptopro/, framed as
+# the harness reads them (flags, then each present file as a 2-byte length and
+# its bytes): whole (accepted), without the reserve copy, with the check
+# values left to the harness (flag 0x80), under a PIN (refused: wrong PIN).
+def keycont_seeds():
+    names = ["header", "name", "primary", "masks", "primary2", "masks2"]
+    vec = os.path.join(here, "..", "vectors", "cryptopro")
+    i = 0
+    for c in sorted(os.listdir(vec)):
+        files = {}
+        for n in names:
+            path = os.path.join(vec, c, n + ".key")
+            if os.path.exists(path):
+                files[n] = open(path, "rb").read()
+        for drop, extra in (((), 0), (("primary2", "masks2"), 0), ((), 0x80), ((), 1)):
+            flags, body = extra, b""
+            for k, n in enumerate(names):
+                if n in files and n not in drop:
+                    flags |= 1 << (1 + k)
+                    body += len(files[n]).to_bytes(2, "big") + files[n]
+            put("fuzz_keycont", i, bytes([flags]) + body)
+            i += 1
+
 NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds, "fuzz_cms": cms_gostx_seeds}
 if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12 fuzz_cms
     for n in sys.argv[3:]:
@@ -723,7 +746,7 @@ NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_ike_engine": ike_engine_
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
                   "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds,
                   "fuzz_cms": cms_seeds, "fuzz_cms_cli": cms_cli_seeds,
-                  "fuzz_p11_object": p11_object_seeds}
+                  "fuzz_p11_object": p11_object_seeds, "fuzz_keycont": keycont_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))

@@ -1,0 +1,105 @@
+/* gostx: private keys read out of other vendors' key containers
+ * (docs/KEYS.md). Part of the public API.
+ *
+ * CryptoPro CSP file containers: a folder (xxxxxxxx.000) of header.key,
+ * name.key, primary.key, masks.key and, when the container keeps a reserve
+ * copy, primary2.key and masks2.key. The caller reads the files (lib/ does
+ * no file I/O here) and hands their bytes over; nothing is written back.
+ * The steps (lib/keycont/cryptopro.c says where each fact was checked):
+ *   header.key  SEQUENCE { content SEQUENCE { ..., the key's parameters
+ *               (algorithm, curve, digest, flags), [5] the certificate
+ *               (optional), [10] the first bytes of Q's x, little-endian },
+ *               a 4-byte IMIT of content }
+ *   masks.key   SEQUENCE { mask OCTET STRING, salt OCTET STRING, IMIT of
+ *               salt under the mask }
+ *   primary.key SEQUENCE { the masked key OCTET STRING }, encrypted (GOST
+ *               28147-89 ECB) under a key derived from the PIN and the salt
+ * d = k / mask mod q, k the decrypted key read little-endian. The PIN is
+ * right when Q's x begins with header.key's [10] bytes; then, when the
+ * container holds a certificate, Q must be the certificate's key. */
+#ifndef GOSTX_KEYCONT_H
+#define GOSTX_KEYCONT_H
+
+#include "gost3410.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The container's files, as bytes. primary2/masks2 may be NULL: they are
+ * read as the reserve copy of the key when header.key says the container
+ * keeps one (kccaReservePrimary), else they are taken to hold a second key,
+ * which is not read (has_second_key). name may be NULL (it only carries the
+ * container's name). */
+typedef struct gostx_cpro_files {
+  const uint8_t *header, *name, *primary, *masks, *primary2, *masks2;
+  size_t header_len, name_len, primary_len, masks_len, primary2_len, masks2_len;
+} gostx_cpro_files;
+
+/* Which file a refusal is about (gostx_keycont.file), and its name. */
+typedef enum gostx_cpro_file {
+  GOSTX_CPRO_NONE = 0,
+  GOSTX_CPRO_HEADER,
+  GOSTX_CPRO_NAME,
+  GOSTX_CPRO_PRIMARY,
+  GOSTX_CPRO_MASKS,
+  GOSTX_CPRO_PRIMARY2,
+  GOSTX_CPRO_MASKS2
+} gostx_cpro_file;
+GOSTX_API const char *gostx_cpro_file_name(gostx_cpro_file f); /* "header.key", ... */
+
+/* Why a read was refused (beside the return code). */
+typedef enum gostx_keycont_why {
+  GOSTX_KEYCONT_OK = 0,
+  GOSTX_KEYCONT_DAMAGED,       /* a file is malformed or fails its check value: .file */
+  GOSTX_KEYCONT_WRONG_PIN,     /* the key decrypted under the PIN does not match the container */
+  GOSTX_KEYCONT_UNSUPPORTED,   /* an algorithm, parameter set or layout not read here */
+  GOSTX_KEYCONT_CERT_MISMATCH  /* the key is not the key of the container's certificate */
+} gostx_keycont_why;
+
+typedef enum gostx_keycont_usage {
+  GOSTX_KEYCONT_EXCHANGE = 1, /* AT_KEYEXCHANGE: the key agreement and encryption key */
+  GOSTX_KEYCONT_SIGNATURE = 2 /* AT_SIGNATURE */
+} gostx_keycont_usage;
+
+/* What a container held. key.d is secret: gostx_keycont_clear wipes it. */
+typedef struct gostx_keycont {
+  gostx_gost3410_key key;      /* d and Q; the curve's parameter set OID as the container names it */
+  int gost2001;                /* the key is a GOST R 34.10-2001 key (same curve math as
+                                * 2012-256; its key files and signatures name 2001's OIDs) */
+  gostx_keycont_usage usage;   /* from the key's own flags */
+  int exportable;              /* the container's "exportable" flag (informative: gostx reads
+                                * the key either way) */
+  int reserve_checked;         /* 1: primary2/masks2 give the same key; 0: not given;
+                                * -1: the reserve copy is damaged or half of it missing
+                                * (the key came from primary/masks, checked as always) */
+  int has_second_key;          /* the header names a second key, or primary2/masks2 hold one
+                                * (no reserve copy kept): not read (docs/KEYS.md) */
+  const uint8_t *cert;         /* the certificate in header.key (points into it), or NULL */
+  size_t cert_len;
+  char name[128];              /* name.key's container name ("" when absent or unreadable) */
+  /* on failure: */
+  gostx_keycont_why why;
+  gostx_cpro_file file;        /* the file a DAMAGED refusal is about */
+  char detail[160];            /* one line for a person: what was wrong */
+} gostx_keycont;
+
+/* Reads a CryptoPro file container under the PIN (pin_len 0: no PIN; the
+ * PIN's bytes as given: ASCII PINs are what CryptoPro's files are known to
+ * take). 0 with *out filled; else the code and out->why, out->file,
+ * out->detail: GOSTX_EFORMAT a damaged or malformed file (out->file),
+ * GOSTX_EAUTH a wrong PIN (no check value exists apart from the key itself:
+ * a primary.key damaged inside its ciphertext reads the same unless the
+ * reserve copy tells them apart, which is tried), GOSTX_EUNSUP an algorithm
+ * or layout not read here, GOSTX_EINVAL a key that is not the key of the
+ * container's certificate (or invalid arguments). The work is the
+ * container's KDF: 2000 hash iterations with a PIN, 2 without, per copy. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cpro_read(const gostx_cpro_files *files, const uint8_t *pin,
+                                               size_t pin_len, gostx_keycont *out);
+/* Wipes it (the private key included). */
+GOSTX_API void gostx_keycont_clear(gostx_keycont *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

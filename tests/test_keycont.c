@@ -1,0 +1,160 @@
+/* lib/keycont: CryptoPro CSP file containers (include/gostx/keycont.h) on
+ * the containers of tests/vectors/cryptopro/ (their README.md names the
+ * source). The expected key is the one of the certificate each container
+ * carries, parsed here by lib/x509. Then every file changed, one byte at a
+ * time at every offset, and cut at every length: each refused as DAMAGED
+ * naming that file (primary.key's ciphertext told from a wrong PIN by the
+ * reserve copy; a damaged reserve copy a warning, the key still read), a
+ * wrong PIN refused as such, and the reserve copy missing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gostx.h"
+#include "testutil.h"
+
+static const char *const NAMES[] = {"header", "name", "primary", "masks", "primary2", "masks2"};
+enum { HEADER, NAME, PRIMARY, MASKS, PRIMARY2, MASKS2, NFILES };
+static const gostx_cpro_file WHICH[NFILES] = {GOSTX_CPRO_HEADER,  GOSTX_CPRO_NAME,
+                                               GOSTX_CPRO_PRIMARY, GOSTX_CPRO_MASKS,
+                                               GOSTX_CPRO_PRIMARY2, GOSTX_CPRO_MASKS2};
+
+typedef struct box {
+  uint8_t *p[NFILES];
+  size_t n[NFILES];
+} box;
+
+static gostx_cpro_files files_of(const box *b) {
+  gostx_cpro_files f = {b->p[HEADER], b->p[NAME], b->p[PRIMARY], b->p[MASKS], b->p[PRIMARY2], b->p[MASKS2],
+                        b->n[HEADER], b->n[NAME], b->n[PRIMARY], b->n[MASKS], b->n[PRIMARY2], b->n[MASKS2]};
+  return f;
+}
+
+static int read_box(const box *b, const char *pin, gostx_keycont *c) {
+  gostx_cpro_files f = files_of(b);
+  return gostx_cpro_read(&f, (const uint8_t *)pin, strlen(pin), c);
+}
+
+/* The outcome of file i changed (or cut) in a copy of b: what is expected of it. */
+static void changed(const box *b, int i, const char *how, size_t at, const gostx_keycont *good) {
+  gostx_keycont c;
+  int rc = read_box(b, "", &c);
+  if (i == NAME) { /* no check value covers the name: read or refused, never a wrong key */
+    CHECK(rc == 0 ? !memcmp(c.key.d, good->key.d, good->key.len)
+                  : rc == GOSTX_EFORMAT && c.file == GOSTX_CPRO_NAME,
+          "name.key %s at %zu: rc %d", how, at, rc);
+  } else if (i == PRIMARY2 || i == MASKS2) {
+    CHECK(rc == 0 && c.reserve_checked == -1 && !memcmp(c.key.d, good->key.d, good->key.len),
+          "%s.key %s at %zu: rc %d, reserve %d (want the key and a damaged reserve)", NAMES[i],
+          how, at, rc, c.reserve_checked);
+  } else {
+    CHECK(rc == GOSTX_EFORMAT && c.why == GOSTX_KEYCONT_DAMAGED && c.file == WHICH[i] &&
+              strstr(c.detail, gostx_cpro_file_name(WHICH[i])),
+          "%s.key %s at %zu: rc %d, why %d, file %d (%s)", NAMES[i], how, at, rc, c.why, c.file,
+          c.detail);
+  }
+  gostx_keycont_clear(&c);
+}
+
+static void container(const char *dir) {
+  box b;
+  char path[256];
+  memset(&b, 0, sizeof b);
+  for (int i = 0; i < NFILES; i++) {
+    snprintf(path, sizeof path, "cryptopro/%s/%s.key", dir, NAMES[i]);
+    b.p[i] = tv_file(path, &b.n[i]);
+  }
+  gostx_keycont good;
+  CHECK_RC(read_box(&b, "", &good), 0, dir);
+  CHECK(good.cert != NULL, "%s: the certificate", dir);
+  gostx_x509_cert x;
+  CHECK(good.cert && !gostx_x509_parse(good.cert, good.cert_len, &x, NULL) &&
+            x.pub_len == 2 * good.key.len && !memcmp(x.pub, good.key.q, x.pub_len),
+        "%s: the key is the certificate's", dir);
+  CHECK(good.reserve_checked == 1, "%s: both copies give the key", dir);
+  CHECK(!good.gost2001 && good.key.has_private, "%s: a 2012 private key", dir);
+
+  /* a wrong PIN */
+  gostx_keycont c;
+  CHECK_RC(read_box(&b, "12345678", &c), GOSTX_EAUTH, "wrong PIN");
+  CHECK(c.why == GOSTX_KEYCONT_WRONG_PIN && c.file == GOSTX_CPRO_NONE && !c.key.has_private,
+        "wrong PIN: said, nothing given");
+  gostx_keycont_clear(&c);
+
+  /* every byte of every file changed, every length cut */
+  for (int i = 0; i < NFILES; i++) {
+    for (size_t at = 0; at < b.n[i]; at++) {
+      b.p[i][at] ^= 0xff;
+      changed(&b, i, "changed", at, &good);
+      b.p[i][at] ^= 0xff;
+    }
+    size_t n = b.n[i];
+    for (size_t cut = 0; cut < n; cut++) {
+      b.n[i] = cut;
+      changed(&b, i, "cut", cut, &good);
+    }
+    b.n[i] = n;
+  }
+
+  /* without the reserve copy: primary.key changed inside its ciphertext
+   * reads as a wrong PIN (nothing else can tell them apart); the key is
+   * still read whole */
+  box one = b;
+  one.p[PRIMARY2] = one.p[MASKS2] = NULL;
+  one.n[PRIMARY2] = one.n[MASKS2] = 0;
+  CHECK_RC(read_box(&one, "", &c), 0, "no reserve copy");
+  CHECK(c.reserve_checked == 0 && !memcmp(c.key.d, good.key.d, good.key.len), "no reserve: the key");
+  gostx_keycont_clear(&c);
+  one.p[PRIMARY][one.n[PRIMARY] - 1] ^= 1;
+  CHECK_RC(read_box(&one, "", &c), GOSTX_EAUTH, "no reserve, primary.key changed");
+  CHECK(strstr(c.detail, "primary.key") != NULL, "no reserve: primary.key named as the other cause");
+  gostx_keycont_clear(&c);
+  one.p[PRIMARY][one.n[PRIMARY] - 1] ^= 1;
+
+  /* half the reserve copy */
+  one = b;
+  one.p[MASKS2] = NULL;
+  one.n[MASKS2] = 0;
+  CHECK_RC(read_box(&one, "", &c), 0, "masks2.key missing");
+  CHECK(c.reserve_checked == -1, "masks2.key missing: the reserve copy said damaged");
+  gostx_keycont_clear(&c);
+
+  /* a header without the reserve flag (its IMIT made again): primary2 and
+   * masks2 are then another key's, not read, and said so */
+  one = b;
+  uint8_t hdr[4096];
+  CHECK(b.n[HEADER] <= sizeof hdr && b.p[HEADER][20] == 0x03 && b.p[HEADER][23] == 0x40,
+        "the container's attributes where this test expects them");
+  memcpy(hdr, b.p[HEADER], b.n[HEADER]);
+  hdr[23] = 0x00; /* kccaReservePrimary off */
+  static const uint8_t zero[32];
+  gostx_gost89_key zk;
+  CHECK(!gostx_gost89_set_key(&zk, zero, GOSTX_SBOX_TC26_Z) &&
+            !gostx_gost89_imit(&zk, NULL, 0, hdr + 4, b.n[HEADER] - 10, hdr + b.n[HEADER] - 4, 4),
+        "the header's IMIT made again");
+  one.p[HEADER] = hdr;
+  CHECK_RC(read_box(&one, "", &c), 0, "no reserve flag");
+  CHECK(c.reserve_checked == 0 && c.has_second_key && !memcmp(c.key.d, good.key.d, good.key.len),
+        "no reserve flag: primary2 is another key's, not read");
+  gostx_keycont_clear(&c);
+
+  /* a file missing */
+  box none = b;
+  none.p[MASKS] = NULL;
+  none.n[MASKS] = 0;
+  CHECK_RC(read_box(&none, "", &c), GOSTX_EFORMAT, "masks.key missing");
+  CHECK(c.file == GOSTX_CPRO_MASKS, "masks.key missing: named");
+  gostx_keycont_clear(&c);
+
+  gostx_keycont_clear(&good);
+  for (int i = 0; i < NFILES; i++) free(b.p[i]);
+}
+
+int main(void) {
+  container("91team-srv");
+  gostx_keycont c;
+  CHECK_RC(gostx_cpro_read(NULL, NULL, 0, &c), GOSTX_EINVAL, "no files");
+  CHECK(!strcmp(gostx_cpro_file_name(GOSTX_CPRO_MASKS2), "masks2.key") &&
+            !strcmp(gostx_cpro_file_name(GOSTX_CPRO_NONE), ""),
+        "file names");
+  return t_done();
+}

@@ -1,0 +1,149 @@
+#!/bin/bash
+# gostx key import: a CryptoPro CSP file container (tests/vectors/cryptopro/,
+# each folder's README.md names its source) to a PKCS#8 key and a PFX. The
+# expected key is no decoder's output: it is the key of the certificate the
+# container carries (gostx writes the certificate out; openssl with
+# gost-engine, where it runs, reads both the key file and the certificate).
+# Then the refusals: a wrong PIN (exit 1, said as such), each file truncated
+# or changed (exit 2, the file named; a damaged reserve copy is a warning),
+# a certificate that is not the key's (a header rebuilt around another
+# certificate, its check value recomputed: exit 1); nothing written on
+# failure, an existing output kept, and the container folder unchanged.
+. "$(dirname "$0")/cli_common.sh" keycont
+cd "$T"
+V=$here/vectors/cryptopro
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+pub_of_key() { "$G" pkey -i "$1" -passin "${2:-pass:}" -pubout 2>/dev/null; }
+# KEY CERT: gostx pkcs12 -export takes only a key with the certificate whose key it is
+key_is_certs() { "$G" pkcs12 -export -inkey "$1" -in "$2" -passout pass:x -out chk.pfx 2>/dev/null; }
+cert_block() { sed -n '/BEGIN CERTIFICATE/,/END CERTIFICATE/p' "$1"; }
+tree_sum() { (cd "$1" && find . -type f -printf '%p %m\n' | sort && cat $(find . -type f | sort) | sha256sum); }
+ossl=0
+if command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1; then
+  ossl=1
+  export OPENSSL_CONF=$here/support/gost_engine.cnf
+fi
+
+for src in "$V"/*/; do
+  name=$(basename "$src")
+  cp -r "$src" "c_$name"
+  C=c_$name
+  before=$(tree_sum "$C")
+  # the key, plain; the certificate beside it
+  check "$name: import" "$G" key import "$C" -out "$name.pem" -nocrypt -passin pass: -certout "$name.crt"
+  check "$name: 0600" [ "$(stat -c %a "$name.pem")" = 600 ]
+  check "$name: the key is the certificate's" key_is_certs "$name.pem" "$name.crt"
+  want=$(pub_of_key "$name.pem")
+  # encrypted by default: needs its password back
+  check "$name: encrypted" "$G" key import "$C" -out "$name.enc" -passin pass: -passout pass:пароль
+  check "$name: encrypted, no password: refused" bash -c "! '$G' pkey -i '$name.enc' -passin pass:x -pubout >/dev/null 2>&1"
+  check "$name: encrypted reads back" same "$want" "$(pub_of_key "$name.enc" pass:пароль)"
+  # a PFX with the certificate: gostx reads it back, its key the certificate's
+  check "$name: pfx" "$G" key import "$C" -out "$name.pfx" -pfx -passin pass: -passout pass:pw
+  check "$name: pfx splits" "$G" pkcs12 -in "$name.pfx" -passin pass:pw -noenc -out "$name.pfx.pem"
+  check "$name: pfx key" same "$want" "$(pub_of_key "$name.pfx.pem")"
+  check "$name: pfx certificate" same "$(cert_block "$name.crt")" "$(cert_block "$name.pfx.pem")"
+  if [ $ossl = 1 ]; then
+    o() { openssl "$@" 2>/dev/null; }
+    owant=$(o x509 -in "$name.crt" -pubkey -noout)
+    check "$name: openssl reads the key" same "$owant" "$(o pkey -in "$name.pem" -pubout)"
+    check "$name: openssl reads the encrypted key" same "$owant" "$(o pkey -in "$name.enc" -passin pass:пароль -pubout)"
+    o pkcs12 -in "$name.pfx" -passin pass:pw -noenc -nocerts -out "$name.o.pem"
+    check "$name: openssl reads the pfx" same "$owant" "$(o pkey -in "$name.o.pem" -pubout)"
+  fi
+
+  # a wrong PIN: said as such, exit 1, nothing written, an old file kept
+  echo old >old.pem
+  "$G" key import "$C" -out old.pem -nocrypt -passin pass:0000 2>err
+  check "$name: wrong PIN exit 1" [ $? = 1 ]
+  check "$name: wrong PIN said" grep -q "wrong PIN" err
+  check "$name: old output kept" [ "$(cat old.pem)" = old ]
+
+  # each file truncated: exit 2, the file named
+  for f in header.key masks.key primary.key name.key; do
+    [ -f "$C/$f" ] || continue
+    rm -rf d t.pem && cp -r "$C" d
+    truncate -s $(($(stat -c %s "d/$f") - 1)) "d/$f"
+    "$G" key import d -out t.pem -nocrypt -passin pass: 2>err
+    check "$name: $f truncated: exit 2" [ $? = 2 ]
+    check "$name: $f truncated: named" grep -q "$f" err
+    check "$name: $f truncated: nothing written" [ ! -e t.pem ]
+  done
+  # a byte changed inside each file's content: the check values name the file
+  for f in header.key masks.key primary.key; do
+    rm -rf d t.pem && cp -r "$C" d
+    flip_byte "d/$f" $(($(stat -c %s "d/$f") / 2))
+    "$G" key import d -out t.pem -nocrypt -passin pass: 2>err
+    rc=$?
+    if [ $f = primary.key ] && [ ! -f "$C/primary2.key" ]; then
+      check "$name: $f changed, no reserve: a wrong PIN or this file" grep -q "primary.key" err
+    else
+      check "$name: $f changed: exit 2" [ $rc = 2 ]
+      check "$name: $f changed: named" grep -q "$f" err
+    fi
+    check "$name: $f changed: nothing written" [ ! -e t.pem ]
+  done
+  if [ -f "$C/primary2.key" ]; then # the reserve copy damaged: the key still comes, with a warning
+    for f in masks2.key primary2.key; do
+      for how in changed truncated; do
+        rm -rf d r.pem && cp -r "$C" d
+        if [ $how = changed ]; then flip_byte "d/$f" $(($(stat -c %s "d/$f") / 2))
+        else truncate -s $(($(stat -c %s "d/$f") - 1)) "d/$f"; fi
+        check "$name: $f $how: read" "$G" key import d -out r.pem -nocrypt -passin pass: 2>err
+        check "$name: $f $how: warned" grep -q "reserve copy" err
+        check "$name: $f $how: the key" same "$want" "$(pub_of_key r.pem)"
+      done
+    done
+  fi
+
+  # another certificate in header.key (its check value made again): refused
+  if command -v python3 >/dev/null; then
+    "$G" genpkey -c 256B -o other.key && "$G" req -x509 -key other.key -subj /CN=other -outform DER -out other.der
+    rm -rf d t.pem && cp -r "$C" d
+    python3 - d/header.key other.der "$G" <<'EOF'
+import subprocess, sys
+def tlv(b, i):  # tag, header length, content length at i
+    n = b[i + 1]
+    if n < 0x80:
+        return b[i], 2, n
+    k = n & 0x7f
+    return b[i], 2 + k, int.from_bytes(b[i + 2:i + 2 + k], 'big')
+def enc(tag, c):
+    n = len(c)
+    if n < 0x80:
+        return bytes([tag, n]) + c
+    ln = n.to_bytes((n.bit_length() + 7) // 8, 'big')
+    return bytes([tag, 0x80 | len(ln)]) + ln + c
+h = open(sys.argv[1], 'rb').read()
+_, oh, _ = tlv(h, 0)
+_, ch, cn = tlv(h, oh)
+content, i, out = h[oh + ch:oh + ch + cn], 0, b''
+while i < len(content):
+    t, hl, n = tlv(content, i)
+    e = content[i:i + hl + n]
+    out += enc(t, open(sys.argv[2], 'rb').read()) if t in (0x85, 0xa5) else e
+    i += hl + n
+c = enc(0x30, out)
+mac = subprocess.run([sys.argv[3], 'mac', 'gost89-imit', '-k', '00' * 32, '--sbox', 'tc26-z'],
+                     input=c, capture_output=True, check=True).stdout.decode().strip()
+open(sys.argv[1], 'wb').write(enc(0x30, c + enc(0x04, bytes.fromhex(mac))))
+EOF
+    "$G" key import d -out t.pem -nocrypt -passin pass: 2>err
+    check "$name: another certificate: exit 1" [ $? = 1 ]
+    check "$name: another certificate: said" grep -q "not the key of its certificate" err
+    check "$name: another certificate: nothing written" [ ! -e t.pem ]
+  fi
+  check "$name: the folder is unchanged" same "$before" "$(tree_sum "$C")"
+done
+
+# usage: no folder, not a container, -nocrypt with -pfx
+"$G" key import -out x.pem -passin pass: 2>/dev/null
+check "no folder: exit 2" [ $? = 2 ]
+mkdir empty
+"$G" key import empty -out x.pem -passin pass: -nocrypt 2>err
+check "not a container: exit 2" [ $? = 2 ]
+check "not a container: said" grep -q "header.key" err
+"$G" key import empty -out x.pem -nocrypt -pfx 2>/dev/null
+check "-nocrypt -pfx: exit 2" [ $? = 2 ]
+check "nothing written" [ ! -e x.pem ]
+finish
