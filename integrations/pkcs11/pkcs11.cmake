@@ -40,7 +40,8 @@ set_target_properties(p11_module_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAK
 add_dependencies(p11_module_test gostx_pkcs11)
 add_test(NAME test_p11_module
          COMMAND p11_module_test $<TARGET_FILE:gostx_pkcs11>)
-set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "GOSTX_VECTORS=${CMAKE_SOURCE_DIR}/tests/vectors")
 add_executable(p11_stress ${CMAKE_SOURCE_DIR}/tests/pkcs11/p11_stress.c)
 target_link_libraries(p11_stress PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 target_include_directories(p11_stress PRIVATE ${CMAKE_SOURCE_DIR}/lib)
