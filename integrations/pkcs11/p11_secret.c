@@ -275,9 +275,12 @@ CK_RV C_DecryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_
   return crypt_init(hSession, pMechanism, hKey, 0);
 }
 
-/* The bytes an update of len (or, len = 0 and final, the final) gives. */
+static int is_ecb(CK_MECHANISM_TYPE m) { return m == CKM_KUZNYECHIK_ECB || m == CKM_MAGMA_ECB; }
+
+/* The bytes an update of len (or, len = 0 and final, the final) gives:
+ * CTR every byte, ECB the whole blocks of what it holds and len. */
 static size_t stream_out_len(const p11_cop *op, size_t len) {
-  if (op->mech != CKM_KUZNYECHIK_ECB && op->mech != CKM_MAGMA_ECB)
+  if (!is_ecb(op->mech))
     return len;
   size_t n = gostx_cipher_block_len(&op->c);
   return (op->pending + len) / n * n;
@@ -289,7 +292,8 @@ static size_t stream_out_len(const p11_cop *op, size_t len) {
 static int stream_run(p11_cop *op, const uint8_t *in, size_t len, uint8_t *out, size_t *done) {
   if (gostx_mode_update(&op->m, in, len, out, done) != 0)
     return -1;
-  op->pending = (op->pending + len) % gostx_cipher_block_len(&op->c);
+  if (is_ecb(op->mech)) /* ECB holds back a partial block */
+    op->pending = (op->pending + len) % gostx_cipher_block_len(&op->c);
   return 0;
 }
 
@@ -322,7 +326,7 @@ static CK_RV crypt(CK_SESSION_HANDLE hSession, int enc, int single, const uint8_
     rv = CKR_OPERATION_ACTIVE;
   else if (!single && mgm)
     rv = CKR_FUNCTION_NOT_SUPPORTED;
-  else if (!mgm && stream_out_len(op, in_len) != op->pending + in_len) /* ECB: whole blocks */
+  else if (is_ecb(op->mech) && stream_out_len(op, in_len) != op->pending + in_len) /* whole blocks */
     rv = enc ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE;
   else if (mgm && !enc && in_len < op->tag_len)
     rv = CKR_ENCRYPTED_DATA_LEN_RANGE;

@@ -384,6 +384,16 @@ static void ctr_acpkm(CK_SESSION_HANDLE s) {
     ol = sizeof out;
     OK(F->C_Encrypt(s, data, sizeof data, out, &ol));
     CHECK_BYTES(out, ref, sizeof data, "CTR-ACPKM equals libgostx's");
+    /* multi-part ending inside a block (1000 is no multiple of a block) */
+    OK(F->C_EncryptInit(s, &m, k));
+    l1 = sizeof out;
+    OK(F->C_EncryptUpdate(s, data, 333, out, &l1));
+    l2 = sizeof out - l1;
+    OK(F->C_EncryptUpdate(s, data + 333, sizeof data - 333, out + l1, &l2));
+    lf = sizeof out;
+    OK(F->C_EncryptFinal(s, out + l1 + l2, &lf));
+    CHECK(l1 + l2 == sizeof data && lf == 0, "CTR-ACPKM multi-part, a partial block last");
+    CHECK_BYTES(out, ref, sizeof data, "CTR-ACPKM multi-part equals libgostx's");
     /* period 0: plain CTR (GOST R 34.13-2015) */
     memset(prm, 0, 4);
     CHECK(gostx_ctr_crypt(gc, prm + 4, ivl, n, data, 100, ref) == 0, "libgostx CTR");
