@@ -10,18 +10,21 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { O_OUT = 1, O_PASSIN, O_PASSOUT, O_NOCRYPT, O_PFX, O_CERTOUT, O_ITER, O_HELP };
+enum { O_OUT = 1, O_PASSIN, O_PASSOUT, O_NOCRYPT, O_PFX, O_CERTOUT, O_ITER, O_P11, O_PIN, O_LABEL,
+       O_ID, O_HELP };
 
 static const cli_opt opts[] = {
     {"out", 'o', CLI_PATH, O_OUT},       {"passin", 0, CLI_ARG, O_PASSIN},
     {"passout", 0, CLI_ARG, O_PASSOUT},  {"nocrypt", 0, CLI_NOARG, O_NOCRYPT},
     {"noenc", 0, CLI_NOARG, O_NOCRYPT},  {"pfx", 0, CLI_NOARG, O_PFX},
     {"certout", 0, CLI_PATH, O_CERTOUT}, {"iter", 0, CLI_ARG, O_ITER},
+    {"p11", 0, CLI_ARG, O_P11},          {"pin", 0, CLI_ARG, O_PIN},
+    {"label", 0, CLI_ARG, O_LABEL},      {"id", 0, CLI_ARG, O_ID},
     {"help", 'h', CLI_NOARG, O_HELP},    {NULL, 0, 0, 0},
 };
 
 typedef struct args {
-  const char *action, *dir, *out, *passin, *passout, *certout;
+  const char *action, *dir, *out, *passin, *passout, *certout, *p11, *pin, *label, *id;
   uint64_t iter;
   int nocrypt, pfx;
 } args;
@@ -29,7 +32,8 @@ typedef struct args {
 static void help(void) {
   printf(
       "Usage: gostx key import DIR -out FILE [-passin ARG] [-passout ARG|-nocrypt]\n"
-      "                        [-pfx] [-certout CERT.pem] [-iter N]\n\n"
+      "                        [-pfx] [-certout CERT.pem] [-iter N]\n"
+      "       gostx key import DIR -p11 TOKEN [-passin ARG] [-pin ARG] [--label L] [--id HEX]\n\n"
       "Reads the CryptoPro CSP file container DIR (header.key, masks.key,\n"
       "primary.key; name.key, masks2.key and primary2.key when there) under its PIN\n"
       "(-passin; an empty PIN is pass:) and writes its key as a PKCS#8 PEM file,\n"
@@ -41,7 +45,13 @@ static void help(void) {
       "container holds a certificate, the certificate's: a mismatch is refused.\n"
       "The folder is never written to; the output is 0600, written to a temporary\n"
       "file and renamed (nothing is written on failure). GOST R 34.10-2001 keys are\n"
-      "read and refused for writing (gostx's key files are GOST R 34.10-2012).\n\n"
+      "read and refused for writing (gostx's key files are GOST R 34.10-2012).\n"
+      "-p11 TOKEN writes the key (and the container's certificate) into a token of\n"
+      "gostx's PKCS#11 module instead (TOKEN: its label or a pkcs11:token=... URI; the\n"
+      "module as `gostx p11` finds it), under the token's user PIN (-pin, else asked):\n"
+      "the private key sensitive and not extractable, one CKA_ID (--id, else derived)\n"
+      "on the key, its public key and the certificate, labelled --label (default: the\n"
+      "container's name). The same public key check gates it.\n\n"
       "Exit 1: a wrong PIN, a key that is not its certificate's, I/O; exit 2: a\n"
       "damaged file (named), an unsupported algorithm or layout, usage.\n\n"
       "PIN and passwords: pass:PASSWORD or env:VAR (the whole value), file:PATH,\n"
@@ -65,6 +75,10 @@ static int parse_args(int argc, char **argv, args *a) {
       case O_PFX: a->pfx = 1; break;
       case O_CERTOUT: a->certout = p.arg; break;
       case O_ITER: rc = cli_uint("-iter", p.arg, 1, 10000000, &a->iter); break;
+      case O_P11: a->p11 = p.arg; break;
+      case O_PIN: a->pin = p.arg; break;
+      case O_LABEL: a->label = p.arg; break;
+      case O_ID: a->id = p.arg; break;
       case O_HELP: help(); return -1;
       case CLI_POS:
         if (!a->action) a->action = p.pos;
@@ -78,7 +92,11 @@ static int parse_args(int argc, char **argv, args *a) {
   if (!a->action || strcmp(a->action, "import"))
     return cli_usage("key: the action must be import (try gostx key --help)");
   if (!a->dir) return cli_usage("key import: missing the container folder DIR");
-  if (!a->out) return cli_usage("key import: missing -out FILE");
+  if (a->p11 && (a->out || a->passout || a->nocrypt || a->pfx))
+    return cli_usage("key import: -p11 writes into the token: no -out, -passout, -nocrypt or -pfx");
+  if (!a->p11 && (a->pin || a->label || a->id))
+    return cli_usage("key import: -pin, --label and --id go with -p11");
+  if (!a->out && !a->p11) return cli_usage("key import: missing -out FILE (or -p11 TOKEN)");
   if (a->nocrypt && (a->passout || a->pfx))
     return cli_usage("key import: -nocrypt takes no -passout or -pfx");
   return 0;
@@ -214,7 +232,7 @@ static int import(const args *a) {
     size_t n = 0;
     for (int i = 0; i < NFILES; i++)
       if (f.buf[i]) ins[n].path = f.path[i], ins[n].what = gostx_cpro_file_name(WHICH[i]), n++;
-    rc = cli_refuse_same_file("key import", a->out, ins, n);
+    if (a->out) rc = cli_refuse_same_file("key import", a->out, ins, n);
     if (!rc && a->certout) rc = cli_refuse_same_file("key import", a->certout, ins, n);
   }
   if (!rc)
@@ -236,7 +254,11 @@ static int import(const args *a) {
             a->pfx ? "-pfx" : "-certout");
     rc = CLI_EXIT_USAGE;
   }
-  if (!rc) rc = write_out(a, &c);
+  if (!rc && a->p11)
+    rc = p11_store_key(NULL, a->p11, a->pin, a->label ? a->label : c.name[0] ? c.name : "container",
+                       a->id, &c.key, c.cert, c.cert_len);
+  else if (!rc)
+    rc = write_out(a, &c);
   if (!rc && a->certout) rc = write_cert(a->certout, &c);
   gostx_keycont_clear(&c);
   for (int i = 0; i < NFILES; i++) free(f.buf[i]);

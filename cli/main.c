@@ -35,6 +35,7 @@ static const struct subcommand subcommands[] = {
     {"ts", cmd_ts, "RFC 3161 time stamps (as openssl ts): -query, -reply, -verify; serve (HTTP TSA)"},
     {"pkcs12", cmd_pkcs12, "GOST PKCS#12 (.pfx): split into a PEM key and chain, -info, -export"},
     {"key", cmd_key, "import a CryptoPro CSP key container as a PKCS#8 key file or a PFX"},
+    {"p11", cmd_p11, "gostx's PKCS#11 token: init, list, keygen, import a key"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
     {"tls", cmd_tls, "GOST TLS 1.3 (RFC 9367): serve in front of a TCP server, connect, client"},

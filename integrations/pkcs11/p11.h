@@ -159,16 +159,22 @@ typedef struct p11_op {
   uint8_t key[128];  /* sign: d big-endian; verify: Q big-endian */
   int hashing;       /* the mechanism hashes the data with Streebog (or HMACs it) */
   gostx_streebog_ctx h;
-  int hmac;          /* HMAC-Streebog (len: the MAC's length), not a signature */
+  int hmac;          /* a MAC (len: its length), not a signature */
+  int omac;          /* the MAC is OMAC (omac_ctx), else HMAC-Streebog (mac) */
   gostx_hmac_ctx mac;
+  gostx_omac_ctx omac_ctx;
   int multi;         /* an Update was called */
 } p11_op;
 
-/* An encryption or decryption (p11_secret.c): single-part. */
+/* An encryption or decryption (p11_secret.c). MGM is single-part; ECB
+ * and CTR(-ACPKM) run on a mode context (m) and may be multi-part. */
 typedef struct p11_cop {
   int active;
+  int multi; /* an Update was called */
   CK_MECHANISM_TYPE mech;
   gostx_cipher c;
+  gostx_mode_ctx m;
+  size_t pending; /* ECB: bytes held back in m for a whole block */
   uint8_t nonce[16];
   uint8_t *aad; /* MGM's additional data, a copy */
   size_t aad_len, tag_len;
@@ -198,10 +204,16 @@ int p11_token_has_sessions(const p11_token *t);
 void p11_op_clear(p11_op *op);
 
 /* ---- secret keys (p11_secret.c) ---- */
-/* Whether m is an HMAC mechanism; p11_hmac_init sets op up for it with
- * the secret key o (CKA_SIGN or CKA_VERIFY as is_sign): 0 or a CKR. */
-int p11_is_hmac(CK_MECHANISM_TYPE m);
-CK_RV p11_hmac_init(p11_op *op, const p11_obj *o, const CK_MECHANISM *m, int is_sign);
+/* Whether m is a MAC mechanism (HMAC-Streebog, Kuznyechik/Magma OMAC);
+ * p11_mac_init sets op up for it with the secret key o (CKA_SIGN or
+ * CKA_VERIFY as is_sign): 0 or a CKR. update/final feed and end it (out:
+ * op->len bytes). */
+int p11_is_mac(CK_MECHANISM_TYPE m);
+CK_RV p11_mac_init(p11_op *op, const p11_obj *o, const CK_MECHANISM *m, int is_sign);
+void p11_mac_update(p11_op *op, const uint8_t *data, size_t len);
+void p11_mac_final(p11_op *op, uint8_t *out);
+/* Whether CKA_ALLOWED_MECHANISMS of o, when it has one, lists m. */
+int p11_mech_allowed(const p11_obj *o, CK_MECHANISM_TYPE m);
 void p11_cop_clear(p11_cop *op);
 
 /* ---- mechanisms (p11_mech.c) ---- */

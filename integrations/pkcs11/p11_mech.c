@@ -38,6 +38,12 @@ static const mech_row MECHS[] = {
     {CKM_MAGMA_ECB, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
     {CKM_KUZNYECHIK_MGM, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
     {CKM_MAGMA_MGM, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
+    {CKM_KUZNYECHIK_CTR_ACPKM, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
+    {CKM_MAGMA_CTR_ACPKM, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
+    {CKM_KUZNYECHIK_MAC, 32, 32, CKF_SIGN | CKF_VERIFY},
+    {CKM_MAGMA_MAC, 32, 32, CKF_SIGN | CKF_VERIFY},
+    {CKM_KUZNYECHIK_KEXP_15_WRAP, 64, 64, CKF_WRAP | CKF_UNWRAP},
+    {CKM_MAGMA_KEXP_15_WRAP, 64, 64, CKF_WRAP | CKF_UNWRAP},
 };
 enum { N_MECHS = sizeof MECHS / sizeof MECHS[0] };
 
@@ -87,11 +93,11 @@ static CK_RV op_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJECT_H
     return p11_leave(CKR_ARGUMENTS_BAD);
   if (op->active)
     return p11_leave(CKR_OPERATION_ACTIVE);
-  if (p11_is_hmac(m->mechanism)) {
+  if (p11_is_mac(m->mechanism)) {
     p11_obj *k = p11_obj_get(hKey);
     if (!k || !p11_obj_visible(k, s->tok))
       return p11_leave(CKR_KEY_HANDLE_INVALID);
-    return p11_leave(p11_hmac_init(op, k, m, is_sign));
+    return p11_leave(p11_mac_init(op, k, m, is_sign));
   }
   size_t want;
   int hashing;
@@ -105,6 +111,8 @@ static CK_RV op_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJECT_H
     return p11_leave(CKR_KEY_HANDLE_INVALID);
   gostx_gost3410_curve curve;
   size_t len;
+  if (!p11_mech_allowed(o, m->mechanism))
+    return p11_leave(CKR_MECHANISM_INVALID);
   if ((rv = p11_key_curve(o, is_sign ? CKO_PRIVATE_KEY : CKO_PUBLIC_KEY, &curve, &len)) != CKR_OK)
     return p11_leave(rv);
   if (len != want)
@@ -169,7 +177,7 @@ static CK_RV op_update(CK_SESSION_HANDLE hSession, int which, const uint8_t *dat
   }
   op->multi = 1;
   if (op->hmac)
-    gostx_hmac_update(&op->mac, data, len);
+    p11_mac_update(op, data, len);
   else
     gostx_streebog_update(&op->h, data, len);
   return p11_leave(CKR_OK);
@@ -223,8 +231,8 @@ static CK_RV sign_end(CK_SESSION_HANDLE hSession, const uint8_t *data, CK_ULONG 
   uint8_t digest[64], rs[128];
   if (local.hmac) {
     if (single)
-      gostx_hmac_update(&local.mac, data, data_len);
-    gostx_hmac_final(&local.mac, sig);
+      p11_mac_update(&local, data, data_len);
+    p11_mac_final(&local, sig);
     p11_op_clear(&local);
     *sig_len = n;
     return CKR_OK;
@@ -287,8 +295,8 @@ static CK_RV verify_end(CK_SESSION_HANDLE hSession, const uint8_t *data, CK_ULON
   uint8_t digest[64], rs[128];
   if (local.hmac) { /* the MAC again, compared in constant time */
     if (single)
-      gostx_hmac_update(&local.mac, data, data_len);
-    gostx_hmac_final(&local.mac, digest);
+      p11_mac_update(&local, data, data_len);
+    p11_mac_final(&local, digest);
     p11_op_clear(&local);
     int same = gostx_memeq_ct(digest, sig, n) == 0;
     gostx_memzero(digest, sizeof digest);
@@ -497,6 +505,8 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OB
   p11_obj *base = p11_obj_get(hBaseKey);
   if (!base || !p11_obj_visible(base, s->tok))
     return p11_leave(CKR_KEY_HANDLE_INVALID);
+  if (!p11_mech_allowed(base, mt))
+    return p11_leave(CKR_MECHANISM_INVALID);
   gostx_gost3410_curve curve;
   size_t len;
   if ((rv = p11_key_curve(base, CKO_PRIVATE_KEY, &curve, &len)) != CKR_OK)

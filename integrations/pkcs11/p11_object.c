@@ -73,6 +73,8 @@ static const attr_rule RULES[] = {
     {CKA_GOSTR3410_PARAMS, K_BYTES, C_PUB | C_PRIV, F_REQ, 0},
     {CKA_GOSTR3411_PARAMS, K_BYTES, C_PUB | C_PRIV, F_OPT, 0},
     {CKA_GOST28147_PARAMS, K_BYTES, C_PUB | C_PRIV, F_OPT, 0},
+    /* an array of CK_MECHANISM_TYPE; absent: every mechanism of the key's type */
+    {CKA_ALLOWED_MECHANISMS, K_BYTES, C_KEY, F_OPT, 0},
 };
 enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 
@@ -293,6 +295,8 @@ static CK_RV take_attr(attr_list *l, int cbit, const CK_ATTRIBUTE *t, int from_m
   }
   if (r->kind == K_ULONG && t->ulValueLen != sizeof(CK_ULONG))
     return CKR_ATTRIBUTE_VALUE_INVALID;
+  if (t->type == CKA_ALLOWED_MECHANISMS && t->ulValueLen % sizeof(CK_MECHANISM_TYPE))
+    return CKR_ATTRIBUTE_VALUE_INVALID;
   return list_set(l, t->type, t->pValue, t->ulValueLen);
 }
 
@@ -369,9 +373,11 @@ static CK_RV check_class(attr_list *l, int cbit) {
   case C_SECRET: {
     CK_KEY_TYPE kt = lulong(l, CKA_KEY_TYPE);
     const p11_attr *v = list_get(l, CKA_VALUE);
-    if (kt != CKK_GENERIC_SECRET && kt != CKK_KUZNYECHIK && kt != CKK_MAGMA)
+    /* A twin key (KExp15's K_exp_mac || K_exp_enc) is two cipher keys. */
+    int twin = kt == CKK_KUZNYECHIK_TWIN_KEY || kt == CKK_MAGMA_TWIN_KEY;
+    if (kt != CKK_GENERIC_SECRET && kt != CKK_KUZNYECHIK && kt != CKK_MAGMA && !twin)
       return CKR_ATTRIBUTE_VALUE_INVALID;
-    if (kt != CKK_GENERIC_SECRET && v->len != 32)
+    if (kt != CKK_GENERIC_SECRET && v->len != (twin ? 64u : 32u))
       return CKR_ATTRIBUTE_VALUE_INVALID;
     CK_ULONG vl = v->len;
     return list_set(l, CKA_VALUE_LEN, &vl, sizeof vl);
@@ -629,6 +635,44 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
   return p11_leave(rv);
 }
 
+/* Applies a C_SetAttributeValue (copy 0) or C_CopyObject (copy 1)
+ * template to l, an object's attributes: only what may change, and the
+ * one-way flags only their way. A copy may also set where it lives and
+ * what may be done with it: CKA_TOKEN, CKA_PRIVATE (keys stay private:
+ * p11_obj_create), CKA_DESTROYABLE, CKA_MODIFIABLE and CKA_COPYABLE
+ * (both only to false). */
+static CK_RV apply_changes(attr_list *l, int cbit, const CK_ATTRIBUTE *t, CK_ULONG n, int copy) {
+  CK_RV rv = CKR_OK;
+  for (CK_ULONG i = 0; i < n && rv == CKR_OK; i++) {
+    const attr_rule *r = rule_for(t[i].type, cbit);
+    if (!r)
+      return CKR_ATTRIBUTE_TYPE_INVALID;
+    CK_ATTRIBUTE_TYPE ty = r->type;
+    int placed = copy && (ty == CKA_TOKEN || ty == CKA_PRIVATE || ty == CKA_DESTROYABLE ||
+                          ty == CKA_MODIFIABLE || ty == CKA_COPYABLE);
+    if (!(r->flags & F_MOD) && !placed)
+      return CKR_ATTRIBUTE_READ_ONLY;
+    int was = lbool(l, ty);
+    rv = take_attr(l, cbit, &t[i], 0);
+    if (rv == CKR_OK && r->kind == K_BOOL) {
+      int now = lbool(l, ty), down_only = (r->flags & F_DOWN) || ty == CKA_MODIFIABLE ||
+                                         ty == CKA_COPYABLE;
+      if (((r->flags & F_UP) && was && !now) || (down_only && !was && now))
+        rv = CKR_ATTRIBUTE_READ_ONLY;
+    }
+  }
+  return rv;
+}
+
+/* o's attributes into l, with a template's changes (apply_changes). */
+static CK_RV changed(const p11_obj *o, int cbit, const CK_ATTRIBUTE *t, CK_ULONG n, int copy,
+                     attr_list *l) {
+  CK_RV rv = CKR_OK;
+  for (size_t i = 0; i < o->n && rv == CKR_OK; i++)
+    rv = list_set(l, o->a[i].type, o->a[i].val, o->a[i].len);
+  return rv == CKR_OK ? apply_changes(l, cbit, t, n, copy) : rv;
+}
+
 CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
                           CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount) {
   CK_RV rv;
@@ -646,26 +690,7 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
   /* Changes go to a copy, which replaces the object once all are valid
    * and stored. */
   attr_list l = {0};
-  for (size_t i = 0; i < o->n && rv == CKR_OK; i++)
-    rv = list_set(&l, o->a[i].type, o->a[i].val, o->a[i].len);
-  for (CK_ULONG i = 0; i < ulCount && rv == CKR_OK; i++) {
-    const attr_rule *r = rule_for(pTemplate[i].type, cbit);
-    if (!r) {
-      rv = CKR_ATTRIBUTE_TYPE_INVALID;
-      break;
-    }
-    if (!(r->flags & F_MOD)) {
-      rv = CKR_ATTRIBUTE_READ_ONLY;
-      break;
-    }
-    int was = lbool(&l, r->type);
-    rv = take_attr(&l, cbit, &pTemplate[i], 0);
-    if (rv == CKR_OK && r->kind == K_BOOL) {
-      int now = lbool(&l, r->type);
-      if (((r->flags & F_UP) && was && !now) || ((r->flags & F_DOWN) && !was && now))
-        rv = CKR_ATTRIBUTE_READ_ONLY;
-    }
-  }
+  rv = changed(o, cbit, pTemplate, ulCount, 0, &l);
   if (rv == CKR_OK && o->token)
     rv = p11_obj_write(o->tok, o->name, o->priv, l.a, l.n, o->stamp);
   if (rv != CKR_OK) {
@@ -766,4 +791,49 @@ CK_RV C_FindObjectsFinal(CK_SESSION_HANDLE hSession) {
   s->found = NULL;
   s->finding = 0;
   return p11_leave(CKR_OK);
+}
+
+/* A copy of an object, changed by the template (apply_changes). */
+CK_RV C_CopyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_ATTRIBUTE_PTR pTemplate,
+                   CK_ULONG ulCount, CK_OBJECT_HANDLE_PTR phNewObject) {
+  CK_RV rv;
+  p11_session *s;
+  p11_obj *o = obj_begin(hSession, hObject, &s, &rv);
+  if (!o)
+    return rv;
+  if (!phNewObject || (ulCount && !pTemplate))
+    return p11_leave(CKR_ARGUMENTS_BAD);
+  if (!p11_attr_bool(o, CKA_COPYABLE, 1))
+    return p11_leave(CKR_ACTION_PROHIBITED);
+  int cbit = class_bit(p11_attr_ulong(o, CKA_CLASS, ~0UL));
+  attr_list l = {0};
+  rv = changed(o, cbit, pTemplate, ulCount, 1, &l);
+  if (rv == CKR_OK && lbool(&l, CKA_TOKEN) && !(s->flags & CKF_RW_SESSION))
+    rv = CKR_SESSION_READ_ONLY;
+  /* The whole set goes in as the module's own (it may hold CKA_LOCAL and
+   * the other read-only attributes). */
+  CK_ATTRIBUTE *x = rv == CKR_OK ? calloc(l.n ? l.n : 1, sizeof *x) : NULL;
+  if (rv == CKR_OK && !x)
+    rv = CKR_HOST_MEMORY;
+  for (size_t i = 0; rv == CKR_OK && i < l.n; i++)
+    x[i] = (CK_ATTRIBUTE){l.a[i].type, l.a[i].val, l.a[i].len};
+  if (rv == CKR_OK)
+    rv = p11_obj_create(s->tok, s->h, NULL, 0, x, l.n, phNewObject);
+  free(x);
+  p11_attrs_free(l.a, l.n);
+  return p11_leave(rv);
+}
+
+/* CKA_ALLOWED_MECHANISMS: read unaligned (it is a byte string here). */
+int p11_mech_allowed(const p11_obj *o, CK_MECHANISM_TYPE m) {
+  const p11_attr *a = p11_attr_find(o, CKA_ALLOWED_MECHANISMS);
+  if (!a)
+    return 1;
+  for (size_t i = 0; i + sizeof m <= a->len; i += sizeof m) {
+    CK_MECHANISM_TYPE t;
+    memcpy(&t, a->val + i, sizeof t);
+    if (t == m)
+      return 1;
+  }
+  return 0;
 }

@@ -27,6 +27,12 @@ set_target_properties(gostx_pkcs11 PROPERTIES
 # list-modules` and p11-kit-proxy users find it by name.
 include(GNUInstallDirs)
 install(TARGETS gostx_pkcs11 LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkcs11)
+# `gostx p11` finds the installed module there when none is beside it
+if(TARGET gostx_cli)
+  target_compile_definitions(gostx_cli PRIVATE
+    GOSTX_P11_MODULE_INSTALLED="${CMAKE_INSTALL_FULL_LIBDIR}/pkcs11/libgostx-pkcs11.so")
+  target_link_libraries(gostx_cli PRIVATE ${CMAKE_DL_LIBS})
+endif()
 install(FILES ${CMAKE_SOURCE_DIR}/integrations/pkcs11/gostx.module
         DESTINATION ${CMAKE_INSTALL_DATADIR}/p11-kit/modules)
 
@@ -40,7 +46,8 @@ set_target_properties(p11_module_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAK
 add_dependencies(p11_module_test gostx_pkcs11)
 add_test(NAME test_p11_module
          COMMAND p11_module_test $<TARGET_FILE:gostx_pkcs11>)
-set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "GOSTX_VECTORS=${CMAKE_SOURCE_DIR}/tests/vectors")
 add_executable(p11_stress ${CMAKE_SOURCE_DIR}/tests/pkcs11/p11_stress.c)
 target_link_libraries(p11_stress PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 target_include_directories(p11_stress PRIVATE ${CMAKE_SOURCE_DIR}/lib)
@@ -56,6 +63,10 @@ if(NOT (GOSTX_SANITIZE OR CMAKE_CROSSCOMPILING OR GOSTX_EMULATE_AVX512))
   add_test(NAME test_p11_tools
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
   set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
+  add_test(NAME test_p11_cli
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_cli.sh $<TARGET_FILE:gostx_pkcs11>)
+  set_tests_properties(test_p11_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
                        ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
   add_test(NAME test_p11_python
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_python.sh $<TARGET_FILE:gostx_pkcs11>)

@@ -4,7 +4,8 @@
  * counted and the count kept across C_Finalize), key pairs on every
  * parameter set, the standard's byte orders checked against libgostx's
  * own functions, find / get / set attributes, sensitive values refused,
- * digests, VKO, and the objects found again after a restart.
+ * digests, VKO, the cipher mechanisms against libgostx and the standards'
+ * examples (tests/vectors), and the objects found again after a restart.
  * argv[1]: the module. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -315,6 +316,292 @@ static void secret(CK_SESSION_HANDLE s) {
   }
 }
 
+/* A session secret key of type kt with value v (every use allowed). */
+static CK_OBJECT_HANDLE secret_key(CK_SESSION_HANDLE s, CK_KEY_TYPE kt, const uint8_t *v, size_t len,
+                                   int extractable) {
+  CK_OBJECT_CLASS sc = CKO_SECRET_KEY;
+  CK_BBOOL yes = CK_TRUE, ext = extractable ? CK_TRUE : CK_FALSE;
+  CK_ATTRIBUTE t[] = {{CKA_CLASS, &sc, sizeof sc}, {CKA_KEY_TYPE, &kt, sizeof kt},
+                      {CKA_VALUE, (void *)v, len}, {CKA_ENCRYPT, &yes, 1},
+                      {CKA_DECRYPT, &yes, 1},      {CKA_WRAP, &yes, 1},
+                      {CKA_UNWRAP, &yes, 1},       {CKA_EXTRACTABLE, &ext, 1}};
+  CK_OBJECT_HANDLE h = 0;
+  OK(F->C_CreateObject(s, t, sizeof t / sizeof t[0], &h));
+  return h;
+}
+
+static int is_magma(const json *c) { return strcmp(tv_str(c, "cipher"), "magma") == 0; }
+
+/* CTR-ACPKM (R 1323565.1.017-2018 / RFC 8645 examples), single and
+ * multi-part, and against libgostx on random data. */
+static void ctr_acpkm(CK_SESSION_HANDLE s) {
+  json *f = tv_load("acpkm.json"), *cases = tv_cases(f);
+  int seen = 0;
+  for (size_t i = 0; i < json_len(cases); i++) {
+    const json *c = json_at(cases, i);
+    if (strcmp(tv_str(c, "kind"), "ctr_acpkm") != 0)
+      continue;
+    seen++;
+    int magma = is_magma(c);
+    size_t kl, ivl, pl, cl, n = magma ? 8 : 16;
+    uint8_t *key = tv_hex(c, "key", &kl), *iv = tv_hex(c, "iv", &ivl);
+    uint8_t *pt = tv_hex(c, "plaintext", &pl), *ct = tv_hex(c, "ciphertext", &cl);
+    unsigned long bits = (unsigned long)tv_int(c, "section_size_bits");
+    uint8_t prm[4 + 8] = {(uint8_t)(bits >> 24), (uint8_t)(bits >> 16), (uint8_t)(bits >> 8),
+                          (uint8_t)bits};
+    memcpy(prm + 4, iv, ivl);
+    CK_OBJECT_HANDLE k = secret_key(s, magma ? CKK_MAGMA : CKK_KUZNYECHIK, key, kl, 0);
+    CK_MECHANISM m = {magma ? CKM_MAGMA_CTR_ACPKM : CKM_KUZNYECHIK_CTR_ACPKM, prm, 4 + ivl};
+    uint8_t out[1024], back[1024], ref[1024];
+    CK_ULONG ol = sizeof out, l1, l2, l3;
+    OK(F->C_EncryptInit(s, &m, k));
+    OK(F->C_Encrypt(s, pt, pl, out, &ol));
+    CHECK(ol == cl, "CTR-ACPKM length %lu", ol);
+    CHECK_BYTES(out, ct, cl, tv_str(c, "name"));
+    /* multi-part, split inside a block and inside a section */
+    OK(F->C_DecryptInit(s, &m, k));
+    l1 = sizeof back;
+    OK(F->C_DecryptUpdate(s, ct, 5, back, &l1));
+    l2 = sizeof back - l1;
+    OK(F->C_DecryptUpdate(s, ct + 5, cl - 5 - 3, back + l1, &l2));
+    l3 = sizeof back - l1 - l2;
+    OK(F->C_DecryptUpdate(s, ct + cl - 3, 3, back + l1 + l2, &l3));
+    CK_ULONG lf = 0;
+    OK(F->C_DecryptFinal(s, NULL, &lf));
+    CHECK(lf == 0, "CTR-ACPKM final length query: %lu", lf);
+    OK(F->C_DecryptFinal(s, back, &lf));
+    CHECK(l1 + l2 + l3 == pl, "CTR-ACPKM multi-part length");
+    CHECK_BYTES(back, pt, pl, "CTR-ACPKM multi-part decrypts the example");
+    /* random data, sections of 4 blocks, against libgostx */
+    uint8_t data[1000];
+    t_rand_bytes(data, sizeof data);
+    t_rand_bytes(prm + 4, ivl);
+    bits = 4 * 8 * n;
+    prm[0] = 0, prm[1] = 0, prm[2] = (uint8_t)(bits >> 8), prm[3] = (uint8_t)bits;
+    const gostx_cipher *gc = t_cipher(magma ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK, key);
+    CHECK(gostx_ctr_acpkm_crypt(gc, prm + 4, ivl, 4 * n, data, sizeof data, ref) == 0, "libgostx");
+    OK(F->C_EncryptInit(s, &m, k));
+    ol = sizeof out;
+    OK(F->C_Encrypt(s, data, sizeof data, out, &ol));
+    CHECK_BYTES(out, ref, sizeof data, "CTR-ACPKM equals libgostx's");
+    /* multi-part ending inside a block (1000 is no multiple of a block) */
+    OK(F->C_EncryptInit(s, &m, k));
+    l1 = sizeof out;
+    OK(F->C_EncryptUpdate(s, data, 333, out, &l1));
+    l2 = sizeof out - l1;
+    OK(F->C_EncryptUpdate(s, data + 333, sizeof data - 333, out + l1, &l2));
+    lf = sizeof out;
+    OK(F->C_EncryptFinal(s, out + l1 + l2, &lf));
+    CHECK(l1 + l2 == sizeof data && lf == 0, "CTR-ACPKM multi-part, a partial block last");
+    CHECK_BYTES(out, ref, sizeof data, "CTR-ACPKM multi-part equals libgostx's");
+    /* period 0: plain CTR (GOST R 34.13-2015) */
+    memset(prm, 0, 4);
+    CHECK(gostx_ctr_crypt(gc, prm + 4, ivl, n, data, 100, ref) == 0, "libgostx CTR");
+    OK(F->C_EncryptInit(s, &m, k));
+    ol = sizeof out;
+    OK(F->C_Encrypt(s, data, 100, out, &ol));
+    CHECK_BYTES(out, ref, 100, "CTR-ACPKM with period 0 is CTR");
+    /* refused: a section that is not whole blocks, a parameter without the period */
+    prm[3] = 12;
+    CHECK_RV(F->C_EncryptInit(s, &m, k), CKR_MECHANISM_PARAM_INVALID, "a period of 12 bits");
+    prm[3] = 0;
+    m.ulParameterLen = ivl;
+    CHECK_RV(F->C_EncryptInit(s, &m, k), CKR_MECHANISM_PARAM_INVALID, "no period");
+    free(key), free(iv), free(pt), free(ct);
+  }
+  CHECK(seen == 2, "two CTR-ACPKM examples (%d)", seen);
+  json_free(f);
+}
+
+/* OMAC (GOST R 34.13-2015 A.1.6, A.2.6): the full block, multi-part. */
+static void omac(CK_SESSION_HANDLE s) {
+  json *f = tv_load("modes-3413.json"), *cases = tv_cases(f);
+  int seen = 0;
+  for (size_t i = 0; i < json_len(cases); i++) {
+    const json *c = json_at(cases, i);
+    if (strcmp(tv_str(c, "mode"), "MAC") != 0)
+      continue;
+    seen++;
+    int magma = is_magma(c);
+    size_t kl, pl, ml;
+    uint8_t *key = tv_hex(c, "key", &kl), *pt = tv_hex(c, "plaintext", &pl);
+    uint8_t *want = tv_hex(c, "mac_full_block", &ml);
+    CK_OBJECT_HANDLE k = secret_key(s, magma ? CKK_MAGMA : CKK_KUZNYECHIK, key, kl, 0);
+    CK_MECHANISM m = {magma ? CKM_MAGMA_MAC : CKM_KUZNYECHIK_MAC, NULL, 0};
+    uint8_t mac[32], ref[16];
+    CK_ULONG l = 0;
+    OK(F->C_SignInit(s, &m, k));
+    OK(F->C_Sign(s, pt, pl, NULL, &l));
+    CHECK(l == ml, "OMAC length %lu", l);
+    OK(F->C_Sign(s, pt, pl, mac, &l));
+    CHECK_BYTES(mac, want, ml, tv_str(c, "name"));
+    OK(F->C_SignInit(s, &m, k));
+    OK(F->C_SignUpdate(s, pt, 3));
+    OK(F->C_SignUpdate(s, pt + 3, pl - 3));
+    l = sizeof mac;
+    OK(F->C_SignFinal(s, mac, &l));
+    CHECK_BYTES(mac, want, ml, "OMAC multi-part");
+    const gostx_cipher *gc = t_cipher(magma ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK, key);
+    CHECK(gostx_omac(gc, pt, 7, ref, ml) == 0, "libgostx OMAC");
+    OK(F->C_SignInit(s, &m, k));
+    OK(F->C_Sign(s, pt, 7, mac, &l));
+    CHECK_BYTES(mac, ref, ml, "OMAC of a partial block equals libgostx's");
+    OK(F->C_VerifyInit(s, &m, k));
+    OK(F->C_Verify(s, pt, pl, want, ml));
+    want[0] ^= 1;
+    OK(F->C_VerifyInit(s, &m, k));
+    CHECK_RV(F->C_Verify(s, pt, pl, want, ml), CKR_SIGNATURE_INVALID, "changed OMAC");
+    CK_MECHANISM other = {magma ? CKM_KUZNYECHIK_MAC : CKM_MAGMA_MAC, NULL, 0};
+    CHECK_RV(F->C_SignInit(s, &other, k), CKR_KEY_TYPE_INCONSISTENT, "OMAC of the other cipher");
+    free(key), free(pt), free(want);
+  }
+  CHECK(seen == 2, "two OMAC examples (%d)", seen);
+  json_free(f);
+}
+
+/* KExp15 / KImp15 (R 1323565.1.017-2018 example): C_WrapKey with a twin
+ * key K_exp_mac || K_exp_enc gives the example's output; C_UnwrapKey gets
+ * the key back; a changed byte, a non-extractable key are refused. */
+static void kexp15(CK_SESSION_HANDLE s) {
+  json *f = tv_load("kexp15.json"), *cases = tv_cases(f);
+  for (size_t i = 0; i < json_len(cases); i++) {
+    const json *c = json_at(cases, i);
+    int magma = is_magma(c);
+    size_t kl, el, ml, ivl, wl;
+    uint8_t *key = tv_hex(c, "key", &kl), *enc = tv_hex(c, "key_exp_enc", &el);
+    uint8_t *mac = tv_hex(c, "key_exp_mac", &ml), *iv = tv_hex(c, "iv", &ivl);
+    uint8_t *want = tv_hex(c, "kexp15", &wl), twin[64];
+    memcpy(twin, mac, 32);
+    memcpy(twin + 32, enc, 32);
+    CK_KEY_TYPE kt = magma ? CKK_MAGMA : CKK_KUZNYECHIK;
+    CK_OBJECT_HANDLE w =
+        secret_key(s, magma ? CKK_MAGMA_TWIN_KEY : CKK_KUZNYECHIK_TWIN_KEY, twin, 64, 0);
+    CK_OBJECT_HANDLE k = secret_key(s, kt, key, kl, 1);
+    CK_MECHANISM m = {magma ? CKM_MAGMA_KEXP_15_WRAP : CKM_KUZNYECHIK_KEXP_15_WRAP, iv, ivl};
+    uint8_t out[128], back[64];
+    CK_ULONG ol = 0;
+    OK(F->C_WrapKey(s, &m, w, k, NULL, &ol));
+    CHECK(ol == wl, "KExp15 length query %lu", ol);
+    OK(F->C_WrapKey(s, &m, w, k, out, &ol));
+    CHECK_BYTES(out, want, wl, tv_str(c, "name"));
+    /* libgostx on the same keys */
+    size_t rl = 0;
+    uint8_t ref[128];
+    gostx_cipher ce, cm;
+    gostx_alg alg = magma ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK;
+    CHECK(gostx_cipher_init(&ce, alg, enc) == 0 && gostx_cipher_init(&cm, alg, mac) == 0, "ciphers");
+    CHECK(gostx_kexp15(&ce, &cm, iv, ivl, key, kl, ref, &rl) == 0 && rl == ol, "libgostx KExp15");
+    CHECK_BYTES(out, ref, rl, "KExp15 equals libgostx's");
+    CK_OBJECT_CLASS sc = CKO_SECRET_KEY;
+    CK_BBOOL no = CK_FALSE, yes = CK_TRUE;
+    CK_ATTRIBUTE ut[] = {{CKA_CLASS, &sc, sizeof sc}, {CKA_KEY_TYPE, &kt, sizeof kt},
+                         {CKA_SENSITIVE, &no, 1}, {CKA_EXTRACTABLE, &yes, 1}};
+    CK_OBJECT_HANDLE u;
+    OK(F->C_UnwrapKey(s, &m, w, want, wl, ut, 4, &u));
+    CK_ATTRIBUTE v = {CKA_VALUE, back, sizeof back};
+    OK(F->C_GetAttributeValue(s, u, &v, 1));
+    CHECK(v.ulValueLen == kl, "KImp15 key length");
+    CHECK_BYTES(back, key, kl, "KImp15 gets the key back");
+    want[wl - 1] ^= 1;
+    CHECK_RV(F->C_UnwrapKey(s, &m, w, want, wl, ut, 4, &u), CKR_WRAPPED_KEY_INVALID,
+             "KImp15, changed");
+    CK_OBJECT_HANDLE locked = secret_key(s, kt, key, kl, 0);
+    ol = sizeof out;
+    CHECK_RV(F->C_WrapKey(s, &m, w, locked, out, &ol), CKR_KEY_UNEXTRACTABLE, "a non-extractable key");
+    CHECK_RV(F->C_WrapKey(s, &m, k, k, out, &ol), CKR_WRAPPING_KEY_TYPE_INCONSISTENT,
+             "a single key as the wrapping key");
+    m.ulParameterLen = ivl + 1;
+    CHECK_RV(F->C_WrapKey(s, &m, w, k, out, &ol), CKR_MECHANISM_PARAM_INVALID, "IV length");
+    free(key), free(enc), free(mac), free(iv), free(want);
+  }
+  json_free(f);
+}
+
+/* Multi-part ECB against single-part; CKA_ALLOWED_MECHANISMS; C_CopyObject. */
+static void objects_and_parts(CK_SESSION_HANDLE s) {
+  uint8_t key[32], data[160], a[200], b[200];
+  t_rand_bytes(key, sizeof key);
+  t_rand_bytes(data, sizeof data);
+  CK_OBJECT_HANDLE k = secret_key(s, CKK_KUZNYECHIK, key, 32, 0);
+  CK_MECHANISM ecb = {CKM_KUZNYECHIK_ECB, NULL, 0};
+  CK_ULONG al = sizeof a, l1 = sizeof b, l2, l3;
+  OK(F->C_EncryptInit(s, &ecb, k));
+  OK(F->C_Encrypt(s, data, sizeof data, a, &al));
+  OK(F->C_EncryptInit(s, &ecb, k));
+  OK(F->C_EncryptUpdate(s, data, 20, b, &l1));
+  CHECK(l1 == 16, "ECB update gives whole blocks (%lu)", l1);
+  l2 = 0;
+  OK(F->C_EncryptUpdate(s, data + 20, 100, NULL, &l2));
+  CHECK(l2 == 96, "ECB update length query: the whole blocks of 4 held + 100 (%lu)", l2);
+  OK(F->C_EncryptUpdate(s, data + 20, 100, b + l1, &l2));
+  l3 = sizeof b - l1 - l2;
+  OK(F->C_EncryptUpdate(s, data + 120, 40, b + l1 + l2, &l3));
+  CK_ULONG lf = sizeof b;
+  OK(F->C_EncryptFinal(s, b + l1 + l2 + l3, &lf));
+  CHECK(l1 + l2 + l3 == al && lf == 0, "ECB multi-part length");
+  CHECK_BYTES(b, a, al, "ECB multi-part equals single-part");
+  OK(F->C_EncryptInit(s, &ecb, k));
+  l1 = sizeof b;
+  OK(F->C_EncryptUpdate(s, data, 20, b, &l1));
+  lf = sizeof b;
+  CHECK_RV(F->C_EncryptFinal(s, b, &lf), CKR_DATA_LEN_RANGE, "ECB final with a partial block");
+  uint8_t nonce[16] = {0};
+  CK_GCM_PARAMS gp = {nonce, 16, 128, NULL, 0, 128};
+  CK_MECHANISM mgm = {CKM_KUZNYECHIK_MGM, &gp, sizeof gp};
+  OK(F->C_EncryptInit(s, &mgm, k));
+  l1 = sizeof b;
+  CHECK_RV(F->C_EncryptUpdate(s, data, 16, b, &l1), CKR_FUNCTION_NOT_SUPPORTED, "MGM is single-part");
+
+  /* a key allowed only ECB */
+  CK_OBJECT_CLASS sc = CKO_SECRET_KEY;
+  CK_KEY_TYPE kt = CKK_KUZNYECHIK;
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_MECHANISM_TYPE allowed[] = {CKM_KUZNYECHIK_ECB};
+  CK_ATTRIBUTE t[] = {{CKA_CLASS, &sc, sizeof sc},
+                      {CKA_KEY_TYPE, &kt, sizeof kt},
+                      {CKA_VALUE, key, 32},
+                      {CKA_ENCRYPT, &yes, 1},
+                      {CKA_ALLOWED_MECHANISMS, allowed, sizeof allowed},
+                      {CKA_LABEL, "orig", 4}};
+  CK_OBJECT_HANDLE only;
+  OK(F->C_CreateObject(s, t, 6, &only));
+  OK(F->C_EncryptInit(s, &ecb, only));
+  al = sizeof a;
+  OK(F->C_Encrypt(s, data, 16, a, &al));
+  CK_MECHANISM mac = {CKM_KUZNYECHIK_MAC, NULL, 0};
+  CHECK_RV(F->C_SignInit(s, &mac, only), CKR_MECHANISM_INVALID,
+           "a mechanism CKA_ALLOWED_MECHANISMS lacks");
+  uint8_t got[64];
+  CK_ATTRIBUTE ga = {CKA_ALLOWED_MECHANISMS, got, sizeof got};
+  OK(F->C_GetAttributeValue(s, only, &ga, 1));
+  CHECK(ga.ulValueLen == sizeof allowed && memcmp(got, allowed, sizeof allowed) == 0,
+        "CKA_ALLOWED_MECHANISMS read back");
+  t[4].ulValueLen = 3;
+  CHECK_RV(F->C_CreateObject(s, t, 6, &only), CKR_ATTRIBUTE_VALUE_INVALID, "a ragged mechanism list");
+
+  /* C_CopyObject: a new label, the value kept, still sensitive */
+  CK_ATTRIBUTE ct[] = {{CKA_LABEL, "copy", 4}, {CKA_COPYABLE, &no, 1}};
+  CK_OBJECT_HANDLE cp = 0, cp2;
+  OK(F->C_CopyObject(s, k, ct, 2, &cp));
+  CHECK(cp != k, "a new handle");
+  char lab[8];
+  CK_ATTRIBUTE lq[] = {{CKA_LABEL, lab, sizeof lab}, {CKA_VALUE, got, sizeof got}};
+  CHECK_RV(F->C_GetAttributeValue(s, cp, lq, 2), CKR_ATTRIBUTE_SENSITIVE, "the copy stays sensitive");
+  CHECK(lq[0].ulValueLen == 4 && memcmp(lab, "copy", 4) == 0, "the copy's label");
+  OK(F->C_EncryptInit(s, &ecb, cp));
+  al = sizeof a;
+  OK(F->C_Encrypt(s, data, 16, a, &al));
+  OK(F->C_EncryptInit(s, &ecb, k));
+  l1 = sizeof b;
+  OK(F->C_Encrypt(s, data, 16, b, &l1));
+  CHECK_BYTES(a, b, 16, "the copy encrypts as the original");
+  CHECK_RV(F->C_CopyObject(s, cp, NULL, 0, &cp2), CKR_ACTION_PROHIBITED, "CKA_COPYABLE false");
+  CK_ATTRIBUTE vt[] = {{CKA_VALUE, key, 32}};
+  CHECK_RV(F->C_CopyObject(s, k, vt, 1, &cp2), CKR_ATTRIBUTE_READ_ONLY, "a copy's new value");
+  CK_ATTRIBUTE et[] = {{CKA_EXTRACTABLE, &yes, 1}};
+  CHECK_RV(F->C_CopyObject(s, k, et, 1, &cp2), CKR_ATTRIBUTE_READ_ONLY, "a copy made extractable");
+}
+
 int main(int argc, char **argv) {
   t_rand_init();
   if (argc < 2) {
@@ -401,6 +688,10 @@ int main(int argc, char **argv) {
   vko(s, GOSTX_GOST3410_256_A);
   vko(s, GOSTX_GOST3410_512_A);
   secret(s);
+  ctr_acpkm(s);
+  omac(s);
+  kexp15(s);
+  objects_and_parts(s);
 
   /* Digests equal libgostx's. */
   CK_MECHANISM dm = {CKM_GOSTR3411_12_256, NULL, 0};

@@ -11,6 +11,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from pfx_craft import tlv  # noqa: E402  (the DER writer the tests share)
 
 
+def write_pem(der, path):
+    """der as a PUBLIC KEY PEM file."""
+    text = base64.encodebytes(der).decode().replace("\n", "")
+    lines = [text[i:i + 64] for i in range(0, len(text), 64)]
+    with open(path, "w") as f:
+        f.write("-----BEGIN PUBLIC KEY-----\n" + "\n".join(lines) + "\n-----END PUBLIC KEY-----\n")
+
+
 def main():
     value = bytes.fromhex(sys.argv[1])
     params = bytes.fromhex(sys.argv[2])
@@ -23,10 +31,7 @@ def main():
     digest = b"" if big or params == tc26_256a else tlv(0x06, bytes.fromhex("2a850307010102" "02"))
     ident = tlv(0x30, alg + tlv(0x30, params + digest))
     spki = tlv(0x30, ident + tlv(0x03, b"\x00" + tlv(0x04, value)))
-    text = base64.encodebytes(spki).decode().replace("\n", "")
-    lines = [text[i:i + 64] for i in range(0, len(text), 64)]
-    with open(sys.argv[3], "w") as f:
-        f.write("-----BEGIN PUBLIC KEY-----\n" + "\n".join(lines) + "\n-----END PUBLIC KEY-----\n")
+    write_pem(spki, sys.argv[3])
 
 
 if __name__ == "__main__":
