@@ -60,7 +60,7 @@ LAYERS = [
     ("key_formats", ["gost3410/keys_der.*", "gost3410/pkcs8.c", "gost3410/spki.c"]),
     ("key_files", ["gost3410/keys.c", "gost3410/pbes2.*", "gost3410/keys_pem.c"]),
     # the key object over them
-    ("key_object", ["gost3410/key.c"]),
+    ("key_object", ["gost3410/key.c", "gost3410/key_internal.h"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c"]),
     # certificates (parsing, names, policy, paths, writing) over lib/asn1,
     # under the TLS that verifies the peer's chain with them
