@@ -91,6 +91,9 @@ LAYERS = [
     ("cms", ["cms/*"]),
     # PKCS#12 over X.509 and the key files (it reads both, and PBES2's parts)
     ("pkcs12", ["pkcs12/*"]),
+    # keys on PKCS#11 tokens: URIs, modules, C_Sign / C_DeriveKey, over the
+    # key object and X.509 (the certificate stored with a key)
+    ("pkcs11", ["pkcs11/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a
