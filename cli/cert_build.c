@@ -12,7 +12,7 @@ int cert_load_signing_key(const char *opt, const char *path, const char *pass_sp
                           gostx_gost3410_key *k) {
   int rc = cli_load_key_pass(path, k, "-passin", pass_spec);
   if (rc) return rc;
-  if (!k->has_private) {
+  if (!gostx_gost3410_key_is_private(k)) {
     gostx_gost3410_key_clear(k);
     return cli_usage("%s %s: a public key; signing needs the private key", opt, path);
   }

@@ -384,8 +384,9 @@ static int export_pfx(const args *a) {
   memset(&k, 0, sizeof k);
   int rc = cli_refuse_same_file("pkcs12", a->out, ins, 3);
   if (!rc) rc = cli_load_key_pass(a->inkey ? a->inkey : a->in, &k, "-passin", a->passin);
-  if (!rc && !k.has_private)
+  if (!rc && !gostx_gost3410_key_is_private(&k))
     rc = cli_usage("pkcs12: %s holds no private key", a->inkey ? a->inkey : a->in);
+  if (!rc) rc = cli_key_exportable("pkcs12", &k);
   if (!rc) rc = load_certs(a->in, &c);
   if (!rc && a->certfile) rc = load_certs(a->certfile, &c);
   if (!rc && c.n == 0) rc = cli_usage("pkcs12: %s holds no certificate", a->in);

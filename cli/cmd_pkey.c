@@ -35,7 +35,7 @@ typedef struct enc_opts {
 
 static int encode_key(const gostx_gost3410_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
                       size_t cap, size_t *len) {
-  int priv = !pub_only && k->has_private;
+  int priv = !pub_only && gostx_gost3410_key_is_private(k);
   const gostx_gost3410_pbe_params pbe = {e ? e->cipher : GOSTX_GOST3410_PBE_KUZNYECHIK,
                                          e ? e->iter : 0, e ? e->pass : NULL, e ? e->pass_len : 0};
   return gostx_gost3410_key_write(k, priv ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC,
@@ -48,12 +48,13 @@ static int write_key(const char *sub, const char *path, const gostx_gost3410_key
                      const enc_opts *e, int out_flags) {
   uint8_t out[GOSTX_GOST3410_PEM_MAX];
   size_t len;
+  int secret = !pub_only && gostx_gost3410_key_is_private(k);
+  if (secret && cli_key_exportable(sub, k)) return CLI_EXIT_FAIL;
   int rc = encode_key(k, pub_only, der, e, out, sizeof out, &len);
   if (rc) {
     cli_err("%s: %s", sub, gostx_strerror(rc));
     return CLI_EXIT_FAIL;
   }
-  int secret = !pub_only && k->has_private;
   int status = cli_write_file(path, out, len, out_flags | (secret ? CLI_OUT_PRIVATE : 0));
   gostx_memzero(out, sizeof out);
   return status;

@@ -35,7 +35,7 @@ static void sign_report(void *arg, const cli_hash_job *j) {
   }
   const gostx_gost3410_key *k = run->key;
   uint8_t sig[128];
-  int rc = gostx_gost3410_sign(k->curve, k->d, k->len, j->digest, k->len, sig, 2 * k->len);
+  int rc = gostx_gost3410_key_sign(k, j->digest, k->len, sig, 2 * k->len);
   if (!rc) rc = gostx_gost3410_sig_swap(sig, 2 * k->len, sig, 2 * k->len);
   if (rc) {
     cli_err("sign: %s: %s", j->path, gostx_strerror(rc));
@@ -103,7 +103,7 @@ int cmd_sign(int argc, char **argv) {
     free(jobs);
     return rc;
   }
-  if (!k.has_private) {
+  if (!gostx_gost3410_key_is_private(&k)) {
     gostx_gost3410_key_clear(&k);
     free(jobs);
     return cli_usage("sign: %s is a public key; signing needs the private key", key_path);
@@ -245,7 +245,7 @@ int cmd_vko(int argc, char **argv) {
     return rc;
   }
   int status = 0;
-  if (!k.has_private)
+  if (!gostx_gost3410_key_is_private(&k))
     status = cli_usage("vko: %s is a public key; -k needs the private key", key_path);
   else if (peer.curve != k.curve)
     status = cli_usage("vko: the peer key is on %s, ours on %s: they must be the same curve",
@@ -254,10 +254,9 @@ int cmd_vko(int argc, char **argv) {
   if (!status) {
     if (ukm_len == 32) {
       out_len = 64;
-      rc = gostx_gost3410_keg(k.curve, k.d, k.len, peer.q, 2 * k.len, ukm, 32, out, 64);
+      rc = gostx_gost3410_key_keg(&k, peer.q, 2 * k.len, ukm, 32, out, 64);
     } else {
-      rc = gostx_gost3410_vko(k.curve, k.d, k.len, peer.q, 2 * k.len, ukm, ukm_len, out,
-                              out_len);
+      rc = gostx_gost3410_key_vko(&k, peer.q, 2 * k.len, ukm, ukm_len, out, out_len);
     }
     if (rc) {
       cli_err("vko: %s", rc == GOSTX_EINVAL ? "the peer key is of small order" : gostx_strerror(rc));

@@ -354,8 +354,8 @@ static void kx_refusals(const gostx__tls12_suite *s, gostx_gost3410_curve curve,
       memcpy(b, exp, exp_len);
       b[i] ^= (uint8_t)(1u << bit);
       memset(pms, 0xa5, sizeof pms);
-      int rc = s->tree ? gostx__tls12_kimp15(s, curve, d, len, q, 2 * len, hh, b, exp_len, pms)
-                       : gostx__tls12_kimp28147(curve, d, len, q, 2 * len, hh, b, pms);
+      int rc = s->tree ? tk_tls12_kimp15(s, curve, d, len, q, 2 * len, hh, b, exp_len, pms)
+                       : tk_tls12_kimp28147(curve, d, len, q, 2 * len, hh, b, pms);
       if (rc != GOSTX_EAUTH) refused = 0;
       for (size_t k = 0; k < sizeof pms; k++)
         if (pms[k] != 0xa5) untouched = 0;
@@ -365,17 +365,17 @@ static void kx_refusals(const gostx__tls12_suite *s, gostx_gost3410_curve curve,
         s->name);
   memcpy(hb, hh, 32);
   hb[1] ^= 1; /* another handshake's hash: another UKM, other keys */
-  int rc = s->tree ? gostx__tls12_kimp15(s, curve, d, len, q, 2 * len, hb, exp, exp_len, pms)
-                   : gostx__tls12_kimp28147(curve, d, len, q, 2 * len, hb, exp, pms);
+  int rc = s->tree ? tk_tls12_kimp15(s, curve, d, len, q, 2 * len, hb, exp, exp_len, pms)
+                   : tk_tls12_kimp28147(curve, d, len, q, 2 * len, hb, exp, pms);
   CHECK(rc == GOSTX_EAUTH, "%s: another H refused (rc %d)", s->name, rc);
   if (s->tree) {
-    CHECK_RC(gostx__tls12_kimp15(s, curve, d, len, q, 2 * len, hh, exp, exp_len - 1, pms),
+    CHECK_RC(tk_tls12_kimp15(s, curve, d, len, q, 2 * len, hh, exp, exp_len - 1, pms),
              GOSTX_ELEN, "export one byte short");
   }
   memcpy(b, q, 2 * len);
   b[2 * len - 1] ^= 1; /* Q_eph off the curve */
-  rc = s->tree ? gostx__tls12_kimp15(s, curve, d, len, b, 2 * len, hh, exp, exp_len, pms)
-               : gostx__tls12_kimp28147(curve, d, len, b, 2 * len, hh, exp, pms);
+  rc = s->tree ? tk_tls12_kimp15(s, curve, d, len, b, 2 * len, hh, exp, exp_len, pms)
+               : tk_tls12_kimp28147(curve, d, len, b, 2 * len, hh, exp, pms);
   CHECK(rc == GOSTX_EINVAL, "%s: an ephemeral key off the curve refused (rc %d)", s->name, rc);
 }
 
@@ -553,7 +553,7 @@ static void test_handshake(const json *h) {
     expect(h, "client", "PMSEXP", 0, exp, exp_len);
     expect(h, "client", "IV", 0, hh + 24, s->block_len / 2);
     memset(got, 0, 32);
-    CHECK_RC(gostx__tls12_kimp15(s, curve, d_s, len, q_e, 2 * len, hh, exp, exp_len, got),
+    CHECK_RC(tk_tls12_kimp15(s, curve, d_s, len, q_e, 2 * len, hh, exp, exp_len, got),
              GOSTX_OK, "KImp15");
     expect(h, "server", "PMS", 0, got, 32);
     CHECK_RC(gostx__tls12_gkt_write(exp, exp_len, curve, q_e, 2 * len, NULL, 0, body, sizeof body,
@@ -596,7 +596,7 @@ static void test_handshake(const json *h) {
     expect(h, "client", "PMSEXP", 0, exp, 44);
     expect(h, "client", "IV", 0, hh, 8); /* KExp28147's IV = H[1..8] */
     memset(got, 0, 32);
-    CHECK_RC(gostx__tls12_kimp28147(curve, d_s, len, q_e, 2 * len, hh, exp, got), GOSTX_OK,
+    CHECK_RC(tk_tls12_kimp28147(curve, d_s, len, q_e, 2 * len, hh, exp, got), GOSTX_OK,
              "KImp28147");
     expect(h, "server", "PMS", 0, got, 32);
     CHECK_RC(gostx__tls12_blob_write(exp, curve, q_e, 2 * len, NULL, 0, body, sizeof body, &body_len),
@@ -702,7 +702,7 @@ static void test_engine_keywrap(const json *cases) {
     uint8_t h[32] = {0};
     memcpy(h, kexp, 8); /* KImp28147 with H[1..8] = the UKM */
     memset(cek, 0, sizeof cek);
-    CHECK_RC(gostx__tls12_kimp28147(curve, d, len, qe, ql, h, kexp, cek), GOSTX_OK, what);
+    CHECK_RC(tk_tls12_kimp28147(curve, d, len, qe, ql, h, kexp, cek), GOSTX_OK, what);
     CHECK(memcmp(cek, want, 32) == 0, "%s: KImp28147", what);
     size_t bl;
     gostx_gost3410_curve ec2;

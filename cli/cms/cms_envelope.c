@@ -127,7 +127,7 @@ static int load_key_of(const char *path, const char *passin, const gostx_x509_ce
                        const char *cert_path, gostx_gost3410_key *key) {
   int rc = cli_load_key_pass(path, key, "-passin", passin);
   if (rc) return rc;
-  if (!key->has_private) rc = cli_usage("cms: %s: not a private key", path);
+  if (!gostx_gost3410_key_is_private(key)) rc = cli_usage("cms: %s: not a private key", path);
   if (!rc && cert &&
       (cert->curve != key->curve || cert->pub_len != 2 * key->len || memcmp(cert->pub, key->q, cert->pub_len)))
     rc = cli_usage("cms: %s is not the private key of %s", path, cert_path);

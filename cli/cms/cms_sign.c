@@ -24,7 +24,7 @@ static int load_signer(const cms_args *a, sign_state *s, size_t i) {
   const gostx_x509_cert *cert = &s->signer_certs->c[first];
   rc = cli_load_key_pass(a->inkey[i], &s->keys[i], "-passin", a->passin);
   if (rc) return rc;
-  if (!s->keys[i].has_private) return cli_usage("cms: %s: not a private key", a->inkey[i]);
+  if (!gostx_gost3410_key_is_private(&s->keys[i])) return cli_usage("cms: %s: not a private key", a->inkey[i]);
   if (cert->key_alg == GOSTX_X509_KEY_2001 || cert->curve != s->keys[i].curve ||
       cert->pub_len != 2 * s->keys[i].len || memcmp(cert->pub, s->keys[i].q, cert->pub_len))
     return cli_usage("cms: %s is not the private key of %s", a->inkey[i], a->signer[i]);

@@ -357,6 +357,11 @@ int cli_load_key_pass(const char *path, gostx_gost3410_key *k, const char *pass_
                       const char *pass_spec);
 /* The same with the password given (pw, pw_len) instead of read from a spec. */
 int cli_load_key_pw(const char *path, gostx_gost3410_key *k, const uint8_t *pw, size_t pw_len);
+/* 0 when k's private part can be written to a file; else CLI_EXIT_FAIL
+ * after one line saying why ("sub: the private key is on a token ...").
+ * An external key (gostx_gost3410_key_set_external) cannot: its d is not
+ * here. No key file loads as one yet; the PKCS#11 URI will. */
+int cli_key_exportable(const char *sub, const gostx_gost3410_key *k);
 /* ---- PKCS#12 where a key is taken (cli/common/pfx.c) ---- */
 /* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
 int cli_pfx_is(const char *path);

@@ -102,3 +102,9 @@ int cli_load_key_pw(const char *path, gostx_gost3410_key *k, const uint8_t *pw, 
 int cli_load_key(const char *path, gostx_gost3410_key *k) {
   return load_key(path, k, NULL, NULL, NULL, 0);
 }
+
+int cli_key_exportable(const char *sub, const gostx_gost3410_key *k) {
+  if (!k->ops) return 0;
+  cli_err("%s: the private key is on a token and cannot be exported (its public key can be)", sub);
+  return CLI_EXIT_FAIL;
+}

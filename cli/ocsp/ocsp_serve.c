@@ -224,7 +224,7 @@ static int setup(responder *rs, const ocsp_responder_opts *o) {
   int rc = o->passin ? cli_load_key_pass(o->rkey, &rs->key, "-passin", o->passin)
                       : cli_load_key(o->rkey, &rs->key);
   if (rc) return rc;
-  if (!rs->key.has_private) return cli_usage("ocsp: -rkey: not a key that signs");
+  if (!gostx_gost3410_key_is_private(&rs->key)) return cli_usage("ocsp: -rkey: not a key that signs");
   const gostx_x509_cert *sc = &rs->signer.c[0];
   if (sc->pub_len != 2 * rs->key.len || memcmp(sc->pub, rs->key.q, sc->pub_len))
     return cli_usage("ocsp: -rkey is not the key of -rsigner's certificate");

@@ -79,7 +79,7 @@ static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const c
   else rc = chain_read(cert_opt, o->cert, &ch);
   if (!rc && o->chain) rc = chain_read(chain_opt, o->chain, &ch);
   if (!rc && !pfx) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
-  if (!rc && !k.has_private)
+  if (!rc && !gostx_gost3410_key_is_private(&k))
     rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
   if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
     rc = cli_usage("%s: --cert %s: %s", sub, o->cert, gostx_tls_config_error(cfg));

@@ -139,11 +139,40 @@ typedef enum gostx_gost3410_key_kind {
 } gostx_gost3410_key_kind;
 #define GOSTX_GOST3410_OID_MAX 32
 
+/* ---- an external private key: the private operations as callbacks ----
+ * For a key that lives elsewhere (a PKCS#11 token, another process) and is
+ * never read out: gostx_gost3410_key_set_external (below) makes a key from
+ * its Q and these callbacks, and every signer and every key agreement of
+ * the library (CMS, X.509 certificates and CRLs, OCSP, TSA, TLS, IKE,
+ * XMLDSig) and of the CLI then calls them where it would use d. Each
+ * returns 0 or a negative GOSTX_E* code of its own choosing (a removed
+ * token, a wrong PIN, ...), which reaches the caller unchanged; the library
+ * checks every public argument before calling, and releases nothing of the
+ * output of a callback that failed.
+ *   sign: sig = r || s (2 * len bytes, big-endian) over digest (len bytes),
+ *         exactly what gostx_gost3410_sign computes for the same digest;
+ *   vko:  exactly what gostx_gost3410_vko computes (out_len 32 or 64, the
+ *         UKM 1..len bytes little-endian, peer_pub already checked as a
+ *         point of the order-q subgroup); NULL when the key cannot derive
+ *         (key agreement is then GOSTX_EUNSUP). KEG is computed from it. */
+typedef struct gostx_gost3410_key_ops {
+  int (*sign)(void *ctx, const uint8_t *digest, size_t digest_len, uint8_t *sig, size_t sig_len);
+  int (*vko)(void *ctx, const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+             size_t ukm_len, uint8_t *out, size_t out_len);
+} gostx_gost3410_key_ops;
+
 /* ---- a key: one reader and one writer for every key file ----
  * A key holds its curve, Q, d when it has the private part, and the
  * parameter set OID the file named (several OIDs name one curve; see
  * GOSTX_GOST3410_OID_MAX below: a key read and written again keeps it).
- * d is secret: gostx_gost3410_key_clear wipes it. */
+ * d is secret: gostx_gost3410_key_clear wipes it.
+ * An external key (gostx_gost3410_key_set_external) has ops set, d all zero
+ * and has_private 0: ask gostx_gost3410_key_is_private whether a key can
+ * sign. The key does not own ops_ctx: whoever made the key keeps it (and
+ * ops) alive while the key is used, and frees it; gostx_gost3410_key_clear
+ * only wipes the struct, and a copy of the struct shares the same ctx.
+ * ops and ops_ctx were appended in 0.x (docs/API_CHANGES.md): code that
+ * zeroes or copies the whole struct keeps working. */
 typedef struct gostx_gost3410_key {
   gostx_gost3410_curve curve;
   size_t len;                          /* 32 or 64: bytes of d and of each coordinate */
@@ -151,6 +180,8 @@ typedef struct gostx_gost3410_key {
   uint8_t d[64];                       /* big-endian, len bytes */
   uint8_t q[128];                      /* x || y, big-endian, 2 len bytes */
   char oid[GOSTX_GOST3410_OID_MAX];    /* the parameter set OID, "" for the default */
+  const gostx_gost3410_key_ops *ops;   /* NULL, or the private operations of an external key */
+  void *ops_ctx;                       /* the callbacks' ctx, not owned */
 } gostx_gost3410_key;
 
 typedef enum gostx_gost3410_format {
@@ -182,6 +213,34 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_set_public(gostx_gost3410_key 
                                                              gostx_gost3410_curve curve,
                                                              const uint8_t *q, size_t q_len,
                                                              const char *oid);
+/* An external key: Q checked as gostx_gost3410_key_set_public checks it,
+ * oid as there, the private operations ops (ops->sign required, ops->vko
+ * may be NULL) called with ctx. has_private stays 0 and d zero. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_set_external(gostx_gost3410_key *key,
+                                                               gostx_gost3410_curve curve,
+                                                               const uint8_t *q, size_t q_len,
+                                                               const char *oid,
+                                                               const gostx_gost3410_key_ops *ops,
+                                                               void *ctx);
+/* 1 when the key can sign: it holds d, or it is an external key; else 0. */
+GOSTX_API int gostx_gost3410_key_is_private(const gostx_gost3410_key *key);
+/* The private operations of any key, d's or the callbacks': what
+ * gostx_gost3410_sign, gostx_gost3410_vko and gostx_gost3410_keg compute
+ * (same lengths, same errors), the key's curve taken. An external key
+ * without a vko callback: GOSTX_EUNSUP from key_vko and key_keg; a
+ * callback's error is returned as it came, out left untouched; a key
+ * with no private part: GOSTX_EINVAL. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_sign(const gostx_gost3410_key *key,
+                                                       const uint8_t *digest, size_t digest_len,
+                                                       uint8_t *sig, size_t sig_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_vko(const gostx_gost3410_key *key,
+                                                      const uint8_t *peer_pub, size_t pub_len,
+                                                      const uint8_t *ukm, size_t ukm_len,
+                                                      uint8_t *out, size_t out_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_keg(const gostx_gost3410_key *key,
+                                                      const uint8_t *peer_pub, size_t pub_len,
+                                                      const uint8_t *h, size_t h_len,
+                                                      uint8_t *out, size_t out_len);
 /* Reads any key file: DER or PEM (told apart by the input), a private key
  * (PKCS#8, in every form gost-engine reads: besides the form above an
  * INTEGER (older files), a bare 32/64-byte little-endian string, a nested
@@ -205,7 +264,9 @@ GOSTX_API int gostx_gost3410_key_is_encrypted(const void *in, size_t in_len);
 /* Writes the key's private part (PKCS#8; encrypted when pbe is not NULL)
  * or its public part (SubjectPublicKeyInfo; pbe must be NULL) as DER or
  * PEM into out[cap], *out_len the length. GOSTX_ELEN when cap is too small
- * (*out_len: what it needs), GOSTX_EINVAL for a private part the key lacks.
+ * (*out_len: what it needs), GOSTX_EINVAL for a private part the key lacks,
+ * GOSTX_EUNSUP for the private part of an external key (it stays where it
+ * is: nothing is written).
  * The salt and IV of an encrypted key come from the OS generator. */
 GOSTX_API int gostx_gost3410_key_write(const gostx_gost3410_key *key,
                                        gostx_gost3410_key_kind part,

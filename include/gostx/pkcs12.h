@@ -169,7 +169,9 @@ typedef struct gostx_pkcs12_params {
  * (nothing else is done); GOSTX_ELEN with *out_len when cap is short.
  * GOSTX_EINVAL: bad parameters, a key without its private part or that
  * does not match certs[0], or a certificate gostx_x509_parse refuses (the
- * reader would skip it). */
+ * reader would skip it). GOSTX_EUNSUP: an external key
+ * (gostx_gost3410_key_set_external): its private part is not here to
+ * export. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_write(const gostx_gost3410_key *key,
                                                    const uint8_t *const *certs,
                                                    const size_t *cert_lens, size_t ncerts,

@@ -298,6 +298,7 @@ const char *gostx_xmldsig_status_name(gostx_xmldsig_status st) {
   static const char *const names[] = {
       "OK", "malformed", "too large", "DTD refused", "no signature", "a second signature",
       "duplicate Id", "bad reference", "unsupported algorithm", "digest mismatch",
-      "bad signature", "no certificate", "key mismatch", "certificate chain"};
+      "bad signature", "no certificate", "key mismatch", "certificate chain",
+      "the key failed"};
   return (unsigned)st < sizeof names / sizeof *names ? names[st] : "unknown";
 }

@@ -108,7 +108,7 @@ gostx_xmldsig_status gostx_xmldsig_sign_stream(const gostx_xmldsig_io *io,
   char uri[208];
   snprintf(uri, sizeof uri, "#%s", id);
   const size_t n = key->len;
-  uint8_t zero[64] = {0}, digest[64], *h0 = NULL, *h1 = NULL;
+  uint8_t digest[64], *h0 = NULL, *h1 = NULL;
   size_t l0 = 0, l1 = 0;
   xmlDocPtr doc = xmlNewDoc(BAD_CAST "1.0");
   xd_parts p = {0};
@@ -119,7 +119,7 @@ gostx_xmldsig_status gostx_xmldsig_sign_stream(const gostx_xmldsig_io *io,
   if (!bad && !xd_x509_data(&p, opts) && (obj = xd_add(p.sig, p.ns, "Object", NULL)) &&
       xmlNewProp(obj, BAD_CAST "Id", BAD_CAST id)) {
     xmlNodeAddContent(obj, BAD_CAST MARK);
-    bad = xd_sign_info(doc, &p, opts, key, zero) || head(doc, &h0, &l0); /* the placeholder */
+    bad = xd_sign_info(doc, &p, opts, key, NULL) || head(doc, &h0, &l0); /* the placeholder */
   } else {
     bad = 1;
   }
@@ -143,9 +143,9 @@ gostx_xmldsig_status gostx_xmldsig_sign_stream(const gostx_xmldsig_io *io,
     st = stream(g, id, n, digest, err, err_cap);
   }
   /* the real head, of the placeholder's length (base64 of as many bytes) */
-  if (!st && (xd_sign_info(doc, &p, opts, key, digest) || head(doc, &h1, &l1) || l1 != l0 ||
-              io->rewrite(io->write_ctx, h1, l1)))
-    st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
+  int rc = st ? 0 : xd_sign_info(doc, &p, opts, key, digest);
+  if (!st && !rc && (head(doc, &h1, &l1) || l1 != l0 || io->rewrite(io->write_ctx, h1, l1))) rc = 1;
+  if (rc) st = xd_sign_failed(rc, "signing failed", err, err_cap);
   xd_stream_close(&g->in);
   xd_c14s_free(&g->canon);
   xd_c14s_free(&g->copy);

@@ -183,9 +183,15 @@ int xd_skeleton(xmlDocPtr doc, const char *uri, const gostx_xmldsig_sign_opts *o
                 xd_parts *p);
 /* KeyInfo/X509Data: the signer's certificate, then o->chain's. */
 int xd_x509_data(const xd_parts *p, const gostx_xmldsig_sign_opts *o);
-/* DigestValue set to digest, then SignatureValue over the canonical SignedInfo. */
+/* DigestValue set to digest, then SignatureValue over the canonical
+ * SignedInfo; digest NULL: both zeros of their lengths, nothing signed (the
+ * streamed signer's placeholder). 0, the key's own error (negative: the
+ * signature itself failed, nothing set), or 1 (anything else). */
 int xd_sign_info(xmlDocPtr doc, const xd_parts *p, const gostx_xmldsig_sign_opts *o,
                  const gostx_gost3410_key *key, const uint8_t *digest);
+/* The status and err line of xd_sign_info's rc != 0, what the caller says
+ * for anything else than the key (rc > 0). */
+gostx_xmldsig_status xd_sign_failed(int rc, const char *what, char *err, size_t cap);
 /* The key's private half is the certificate's (GOSTX_XMLDSIG_KEY_MISMATCH). */
 gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key,
                                   char *err, size_t cap);

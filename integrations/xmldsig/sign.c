@@ -136,15 +136,24 @@ int xd_sign_info(xmlDocPtr doc, const xd_parts *p, const gostx_xmldsig_sign_opts
   xd_transforms ts = {.c14n = 1, .exclusive = !o->inclusive};
   uint8_t *oct = NULL;
   size_t len = 0;
-  uint8_t h[64], v[128];
-  int bad = set_b64(p->dv, digest, n) || xd_canonical(doc, p->si, NULL, &ts, &oct, &len) ||
-            xd_digest((int)n, oct, len, h) != n ||
-            gostx_gost3410_sign(key->curve, key->d, n, h, n, v, 2 * n) ||
-            /* SignatureValue is s || r, each half big-endian (verify.c) */
-            gostx_gost3410_sig_swap(v, 2 * n, v, 2 * n) || set_b64(p->sv, v, 2 * n);
+  uint8_t h[64], v[128] = {0};
+  int rc = set_b64(p->dv, digest ? digest : v, n) ||
+           xd_canonical(doc, p->si, NULL, &ts, &oct, &len) || xd_digest((int)n, oct, len, h) != n;
+  if (!rc && digest) rc = gostx_gost3410_key_sign(key, h, n, v, 2 * n);
+  /* SignatureValue is s || r, each half big-endian (verify.c) */
+  if (!rc && (gostx_gost3410_sig_swap(v, 2 * n, v, 2 * n) || set_b64(p->sv, v, 2 * n))) rc = 1;
   free(oct);
   memset(h, 0, sizeof h);
-  return bad;
+  return rc;
+}
+
+gostx_xmldsig_status xd_sign_failed(int rc, const char *what, char *err, size_t cap) {
+  if (rc > 0) {
+    xd_err(err, cap, "%s", what);
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  xd_err(err, cap, "the private key did not sign: %s", gostx_strerror(rc));
+  return GOSTX_XMLDSIG_KEY_FAILED;
 }
 
 /* DigestValue over target, then SignatureValue over SignedInfo. */
@@ -156,10 +165,10 @@ static int compute(xmlDocPtr doc, xmlNodePtr target, const xd_parts *p,
   uint8_t *oct = NULL;
   size_t len = 0;
   uint8_t h[64];
-  int bad = xd_canonical(doc, target, p->sig, &t, &oct, &len) ||
-            xd_digest((int)n, oct, len, h) != n || xd_sign_info(doc, p, o, key, h);
+  int rc = xd_canonical(doc, target, p->sig, &t, &oct, &len) || xd_digest((int)n, oct, len, h) != n;
+  if (!rc) rc = xd_sign_info(doc, p, o, key, h);
   free(oct);
-  return bad;
+  return rc;
 }
 
 gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o,
@@ -171,7 +180,7 @@ gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o,
     return GOSTX_XMLDSIG_MALFORMED;
   }
   const size_t n = key->len;
-  if (!key->has_private || (n != 32 && n != 64) || cert.pub_len != 2 * n ||
+  if (!gostx_gost3410_key_is_private(key) || (n != 32 && n != 64) || cert.pub_len != 2 * n ||
       memcmp(key->q, cert.pub, cert.pub_len)) {
     xd_err(err, cap, "the key is not the certificate's");
     return GOSTX_XMLDSIG_KEY_MISMATCH;
@@ -224,8 +233,9 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     /* Ids unique in the signed document too (an Id the signing added) */
     /* URI="": the whole document, its PIs outside the root too (XMLDSig 4.3.3.3) */
     xmlNodePtr signed_node = *id ? target : (xmlNodePtr)doc;
-    if ((!o.wsse && xd_x509_data(&p, &o)) || compute(doc, signed_node, &p, &o, key))
-      st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
+    int rc = !o.wsse && xd_x509_data(&p, &o);
+    if (!rc) rc = compute(doc, signed_node, &p, &o, key);
+    if (rc) st = xd_sign_failed(rc, "signing failed", err, err_cap);
   }
   if (!st) { /* written into the buffer handed back: never copied whole */
     xd_sink k;

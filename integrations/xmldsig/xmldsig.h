@@ -55,7 +55,11 @@ typedef enum gostx_xmldsig_status {
   GOSTX_XMLDSIG_BAD_SIGNATURE,    /* SignatureValue does not verify under the certificate */
   GOSTX_XMLDSIG_NO_CERT,          /* KeyInfo gives no certificate */
   GOSTX_XMLDSIG_KEY_MISMATCH,     /* the certificate's key is not of the SignatureMethod */
-  GOSTX_XMLDSIG_CHAIN             /* the certificate's chain does not verify: x509 says why */
+  GOSTX_XMLDSIG_CHAIN,            /* the certificate's chain does not verify: x509 says why */
+  /* signing: the key's own operation failed (an external key's callback,
+   * gostx_gost3410_key_set_external: a token removed, ...); err names the
+   * GOSTX_E* code it returned */
+  GOSTX_XMLDSIG_KEY_FAILED
 } gostx_xmldsig_status;
 const char *gostx_xmldsig_status_name(gostx_xmldsig_status st);
 

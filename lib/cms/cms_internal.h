@@ -214,9 +214,9 @@ int gostx__cms89_write_ktri(gostx__der_w *w, const gostx_x509_cert *c, const uin
 /* ---- EnvelopedData's sender (lib/cms/recipient_write.c) ---- */
 #define GOSTX__CMS_UKM_LEN 32
 /* K_mac || K_enc = KEG(d, Q, ukm) as the KExp15 wrap cipher's two keys. */
-int gostx__cms_kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_t *d, size_t len,
-                         const uint8_t *q, const uint8_t ukm[GOSTX__CMS_UKM_LEN],
-                         gostx_cipher *mac, gostx_cipher *enc);
+int gostx__cms_kexp_keys(gostx_alg alg, const gostx_gost3410_key *key, const uint8_t *q,
+                         const uint8_t ukm[GOSTX__CMS_UKM_LEN], gostx_cipher *mac,
+                         gostx_cipher *enc);
 /* What a sender draws at random: the CEK and, per recipient, the
  * ephemeral key pair (d and Q = d P, the recipient's curve's sizes) and
  * the ukm. Drawn apart from their use so that the constant-time gate
@@ -227,6 +227,9 @@ typedef struct gostx__cms_sender_draw {
   uint8_t eph_d[GOSTX_CMS_MAX_RECIPIENTS][64];
   uint8_t eph_q[GOSTX_CMS_MAX_RECIPIENTS][128];
   uint8_t ukm[GOSTX_CMS_MAX_RECIPIENTS][GOSTX__CMS_UKM_LEN];
+  /* a static originator that is an external key (its d is on a token):
+   * its callbacks agree in eph_d's place, eph_q still its Q */
+  const gostx_gost3410_key *external;
 } gostx__cms_sender_draw;
 /* With a static originator (p->originator_key) its d and Q stand in for
  * every recipient's ephemeral pair: one code path, one secret to mark. */

@@ -213,7 +213,7 @@ static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
   if (peer->curve != key->curve) return *st = GOSTX_CMS_KEY_MISMATCH, GOSTX_EFORMAT;
   memset(&mac, 0, sizeof mac);
   memset(&enc, 0, sizeof enc);
-  int rc = gostx__cms_kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
+  int rc = gostx__cms_kexp_keys(ri->wrap_alg, key, peer->q, ukm, &mac, &enc);
   /* KImp15's MAC verdict is secret-derived: branched on only through
    * gostx__verdict (the constant-time gate's one door, lib/common.c). */
   if (!rc && (psexp_len != 32 + n ||
@@ -277,7 +277,7 @@ static int unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
 }
 
 static int key_is_cert(const gostx_gost3410_key *k, const gostx_x509_cert *c) {
-  return k->has_private && c->curve == k->curve && c->pub_len == 2 * k->len &&
+  return gostx_gost3410_key_is_private(k) && c->curve == k->curve && c->pub_len == 2 * k->len &&
          memcmp(c->pub, k->q, 2 * k->len) == 0;
 }
 
@@ -295,18 +295,26 @@ static int cek_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key
   /* nothing opened: the key is blamed only when every recipient could be tried */
   gostx_cms_status why = env->n_recipients ? GOSTX_CMS_RECIPIENT_NOT_FOUND : GOSTX_CMS_RECIPIENT_KIND;
   gostx_cms_status s = GOSTX_CMS_OK;
-  for (size_t i = 0; i < env->n_recipients; i++) {
+  int failed = 0;
+  for (size_t i = 0; i < env->n_recipients && !failed; i++) {
     const gostx_cms_recipient *ri = &env->recipients[i];
     if (!ri->wrap_alg && why != GOSTX_CMS_ORIGINATOR_NOT_FOUND) why = GOSTX_CMS_UNKNOWN_KEY_WRAP;
     if (!ri->wrap_alg || ri->key_len != key->len) continue;
-    if (!unwrap(ri, key, originator, tried, &s)) {
+    int rc = unwrap(ri, key, originator, tried, &s);
+    if (!rc) {
       if (!opened) memcpy(cek, tried, 32);
       opened = 1;
     } else if (s == GOSTX_CMS_ORIGINATOR_NOT_FOUND) {
       why = s; /* a static originator's certificate might have opened it */
+    } else if (rc != GOSTX_EAUTH && rc != GOSTX_EFORMAT && rc != GOSTX_EINVAL) {
+      failed = rc; /* the key itself failed (an external key's token): no recipient is "wrong" */
     }
   }
   gostx_memzero(tried, sizeof tried);
+  if (failed) {
+    gostx_memzero(cek, 32);
+    return failed;
+  }
   if (opened) return 0;
   *st = why;
   return why == GOSTX_CMS_UNKNOWN_KEY_WRAP ? GOSTX_EFORMAT : GOSTX_EAUTH;
@@ -314,7 +322,7 @@ static int cek_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key
 
 static int decrypt_args_ok(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
                            const gostx_gost3410_key *key) {
-  return env && key && key->has_private && (!cert || key_is_cert(key, cert));
+  return env && gostx_gost3410_key_is_private(key) && (!cert || key_is_cert(key, cert));
 }
 
 /* The checks before any unwrap, which a size query makes too: the
@@ -380,7 +388,7 @@ static int static_originator_ok(const gostx_x509_cert *recipients, size_t n,
   const gostx_gost3410_key *k = p->originator_key;
   const uint8_t *kid;
   size_t kid_len;
-  if (!p->kari || !c || !k || !k->has_private || !recipient_ok(c) || k->curve != c->curve ||
+  if (!p->kari || !c || !gostx_gost3410_key_is_private(k) || !recipient_ok(c) || k->curve != c->curve ||
       c->pub_len != 2 * k->len || memcmp(c->pub, k->q, c->pub_len) ||
       (p->key_id && !gostx__cms_cert_key_id(c, &kid, &kid_len)))
     return 0;

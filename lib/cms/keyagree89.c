@@ -73,8 +73,7 @@ int gostx__cms89_kari_unwrap(const gostx_cms_recipient *ri, const gostx_gost3410
   /* RFC 4490 5.2: the ukm MUST be present, 8 bytes */
   if (ri->ukm_len != UKM_LEN || read_encrypted_key(ri, wrapped)) return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
   if (peer->curve != key->curve) return *st = GOSTX_CMS_KEY_MISMATCH, GOSTX_EFORMAT;
-  int rc = gostx_gost3410_vko(key->curve, key->d, key->len, peer->q, 2 * key->len, ri->ukm, UKM_LEN, kek,
-                              sizeof kek);
+  int rc = gostx_gost3410_key_vko(key, peer->q, 2 * key->len, ri->ukm, UKM_LEN, kek, sizeof kek);
   /* the unwrap's IMIT verdict comes out through gostx__verdict (keywrap.c) */
   if (!rc && (ri->wrap_cryptopro ? gostx_cpro_key_unwrap(kek, (gostx_sbox)ri->wrap_sbox, wrapped, cek)
                                  : gostx_gost89_key_unwrap(kek, (gostx_sbox)ri->wrap_sbox, wrapped, cek)))

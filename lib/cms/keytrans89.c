@@ -72,8 +72,7 @@ int gostx__cms89_unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key 
   if (read_transport(ri, wrapped, &sbox, &eph)) return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
   if (sbox < 0) return *st = GOSTX_CMS_UNKNOWN_KEY_WRAP, GOSTX_EFORMAT;
   if (eph.curve != key->curve) return *st = GOSTX_CMS_KEY_MISMATCH, GOSTX_EFORMAT;
-  int rc = gostx_gost3410_vko(key->curve, key->d, key->len, eph.q, 2 * key->len, wrapped, UKM_LEN,
-                              kek, sizeof kek);
+  int rc = gostx_gost3410_key_vko(key, eph.q, 2 * key->len, wrapped, UKM_LEN, kek, sizeof kek);
   /* the unwrap's IMIT verdict comes out through gostx__verdict (keywrap.c) */
   if (!rc && gostx_cpro_key_unwrap(kek, (gostx_sbox)sbox, wrapped, cek))
     rc = GOSTX_EAUTH, *st = GOSTX_CMS_WRONG_KEY;

@@ -9,15 +9,16 @@
  * (GostR3410-KeyTransport), a KARI as its originator and ukm fields.
  * The secrets (CEK, ephemeral d) and Q come from the caller: gostx__cms_draw. */
 #include "cms/cms_internal.h"
+#include "gost3410/key_internal.h"
 #include "gostx/keywrap.h"
 
 /* K_mac || K_enc = KEG(d, Q, ukm) as the wrap cipher's two keys (the recipient's
  * KImp15 in lib/cms/enveloped.c takes its keys here too). */
-int gostx__cms_kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_t *d, size_t len,
-                         const uint8_t *q, const uint8_t ukm[GOSTX__CMS_UKM_LEN], gostx_cipher *mac,
+int gostx__cms_kexp_keys(gostx_alg alg, const gostx_gost3410_key *key, const uint8_t *q,
+                         const uint8_t ukm[GOSTX__CMS_UKM_LEN], gostx_cipher *mac,
                          gostx_cipher *enc) {
   uint8_t k[64];
-  int rc = gostx_gost3410_keg(curve, d, len, q, 2 * len, ukm, GOSTX__CMS_UKM_LEN, k, sizeof k);
+  int rc = gostx_gost3410_key_keg(key, q, 2 * key->len, ukm, GOSTX__CMS_UKM_LEN, k, sizeof k);
   if (!rc) rc = gostx_cipher_init(mac, alg, k);
   if (!rc) rc = gostx_cipher_init(enc, alg, k + 32);
   gostx_memzero(k, sizeof k);
@@ -51,8 +52,15 @@ static int wrap_cek(const gostx_x509_cert *c, gostx_alg alg, const gostx__cms_se
   if (!rc && !draw) wk->eph = recip;
   if (!rc && draw)
     rc = gostx_gost3410_key_set_public(&wk->eph, c->curve, draw->eph_q[i], 2 * len, recip.oid);
-  if (!rc && draw)
-    rc = gostx__cms_kexp_keys(alg, c->curve, draw->eph_d[i], len, c->pub, draw->ukm[i], &mac, &enc);
+  if (!rc && draw) {
+    /* the drawn d as a key (Q is eph_q, not needed by KEG) */
+    gostx_gost3410_key eph;
+    rc = gostx__key_from_d(&eph, c->curve, draw->eph_d[i], len);
+    if (!rc)
+      rc = gostx__cms_kexp_keys(alg, draw->external ? draw->external : &eph, c->pub, draw->ukm[i],
+                              &mac, &enc);
+    gostx_gost3410_key_clear(&eph);
+  }
   if (!rc && draw)
     rc = gostx_kexp15(&enc, &mac, draw->ukm[i] + 24, n / 2, draw->cek, 32, wk->psexp, &got);
   if (!rc) rc = gostx_gost3410_key_write(&wk->eph, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
@@ -166,6 +174,7 @@ int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, const gostx_cms
                     gostx__cms_sender_draw *draw) {
   const gostx_gost3410_key *orig = p->originator_key;
   int rc = gostx_random_bytes(draw->cek, sizeof draw->cek);
+  draw->external = orig && orig->ops ? orig : NULL;
   for (size_t i = 0; i < n && !rc; i++) {
     size_t len = gostx_gost3410_size(recipients[i].curve);
     if (orig) memcpy(draw->eph_d[i], orig->d, len), memcpy(draw->eph_q[i], orig->q, 2 * len);

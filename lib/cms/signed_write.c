@@ -158,7 +158,7 @@ static int sign_digest(const gostx_gost3410_key *key, const uint8_t *digest, uin
   size_t len = key->len;
   memset(sig, 0, 2 * len);
   if (count) return 0;
-  int rc = gostx_gost3410_sign(key->curve, key->d, len, digest, len, sig, 2 * len);
+  int rc = gostx_gost3410_key_sign(key, digest, len, sig, 2 * len);
   if (!rc) rc = gostx_gost3410_sig_swap(sig, 2 * len, sig, 2 * len);
   return rc;
 }
@@ -217,7 +217,7 @@ static int one_signer(gostx__der_w *w, const gostx_cms_signer *s, const gostx_cm
 /* The key is the certificate's, and of a size we sign with. */
 static int signer_ok(const gostx_cms_signer *s) {
   const gostx_gost3410_key *k = s->key;
-  if (!s->cert || !k || !k->has_private || s->cert->key_alg == GOSTX_X509_KEY_2001) return 0;
+  if (!s->cert || !gostx_gost3410_key_is_private(k) || s->cert->key_alg == GOSTX_X509_KEY_2001) return 0;
   return s->cert->curve == k->curve && s->cert->pub_len == 2 * k->len &&
          memcmp(s->cert->pub, k->q, 2 * k->len) == 0;
 }

@@ -239,15 +239,17 @@ int gostx_tsa_reply(const gostx_tsa_params *p, const gostx_tsa_query *q, const u
   /* TimeStampResp ::= SEQUENCE { status, timeStampToken }: the token is
    * signed into its place after the header */
   size_t body = sizeof granted + tok_len, hdr = 1 + length_field(body, lf);
-  *out_len = hdr + body;
-  if (!out) return 0;
-  if (cap < *out_len) return GOSTX_ELEN;
+  if (!out || cap < hdr + body) {
+    *out_len = hdr + body;
+    return out ? GOSTX_ELEN : 0;
+  }
   rc = gostx__cms_sign_typed(&signer, 1, &sp, tst, NULL, info, info_len, out + hdr + sizeof granted,
                              cap - hdr - sizeof granted, &tok_len);
-  if (rc) return rc;
+  if (rc) return rc; /* the key's failure (an external key's): no length handed back */
   out[0] = GOSTX__DER_SEQ;
   memcpy(out + 1, lf, hdr - 1);
   memcpy(out + hdr, granted, sizeof granted);
+  *out_len = hdr + body;
   return 0;
 }
 

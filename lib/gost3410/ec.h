@@ -170,6 +170,12 @@ uint64_t gostx__ec_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, 
 int gostx_gost3410_sign_with_k(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                const uint8_t *digest, size_t digest_len, const uint8_t *k,
                                size_t k_len, uint8_t *sig, size_t sig_len);
+/* KEG (gostx_gost3410_keg) over any VKO: d's or an external key's
+ * (gostx_gost3410_key_keg); len the curve's size, 0 for an unknown one. */
+typedef int (*gostx__vko_fn)(const void *ctx, const uint8_t *peer_pub, size_t pub_len,
+                             const uint8_t *ukm, size_t ukm_len, uint8_t *out, size_t out_len);
+int gostx__keg(size_t len, gostx__vko_fn vko, const void *ctx, const uint8_t *peer_pub,
+               size_t pub_len, const uint8_t *h, size_t h_len, uint8_t *out, size_t out_len);
 /* 0 when G is on the curve and q G is infinity (for the tests). */
 int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve);
 

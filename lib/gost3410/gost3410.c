@@ -329,22 +329,41 @@ out:
  * VKO takes UKM bytes little-endian: r's bytes go in reversed. H and Q are
  * public (a transcript hash and a peer key), d goes only to the constant-time
  * VKO; nothing here branches on d or on the VKO output. */
-int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *h, size_t h_len,
-                       uint8_t *out, size_t out_len) {
+int gostx__keg(size_t len, gostx__vko_fn vko, const void *ctx, const uint8_t *peer_pub,
+               size_t pub_len, const uint8_t *h, size_t h_len, uint8_t *out, size_t out_len) {
   static const uint8_t label[] = "kdf tree";
-  size_t len = gostx_gost3410_size(curve);
   uint8_t ukm[16], kexp[32];
   if (!len || !h || !out) return GOSTX_EINVAL;
   if (h_len != 32 || out_len != 64) return GOSTX_ELEN;
   /* Step 1 of KEG, q Q = O, is VKO's load_pub check. */
   int rc;
   for (size_t i = 0; i < 16; i++) ukm[i] = h[15 - i];
-  if (len == 64) return gostx_gost3410_vko(curve, priv, priv_len, peer_pub, pub_len, ukm, 16, out, 64);
-  rc = gostx_gost3410_vko(curve, priv, priv_len, peer_pub, pub_len, ukm, 16, kexp, 32);
+  if (len == 64) return vko(ctx, peer_pub, pub_len, ukm, 16, out, 64);
+  rc = vko(ctx, peer_pub, pub_len, ukm, 16, kexp, 32);
   if (!rc) rc = gostx_kdf_tree256(kexp, 32, label, sizeof label - 1, h + 16, 8, 1, out, 64);
   wipe(kexp, sizeof kexp);
   return rc;
+}
+
+/* gostx_gost3410_vko on a raw d, as gostx__keg calls it. */
+typedef struct raw_key {
+  gostx_gost3410_curve curve;
+  const uint8_t *priv;
+  size_t priv_len;
+} raw_key;
+static int raw_vko(const void *ctx, const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+                   size_t ukm_len, uint8_t *out, size_t out_len) {
+  const raw_key *k = ctx;
+  return gostx_gost3410_vko(k->curve, k->priv, k->priv_len, peer_pub, pub_len, ukm, ukm_len, out,
+                            out_len);
+}
+
+int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *h, size_t h_len,
+                       uint8_t *out, size_t out_len) {
+  raw_key k = {curve, priv, priv_len};
+  return gostx__keg(gostx_gost3410_size(curve), raw_vko, &k, peer_pub, pub_len, h, h_len, out,
+                    out_len);
 }
 
 int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve) {

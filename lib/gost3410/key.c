@@ -2,6 +2,8 @@
  * (DER or PEM; PKCS#8, SubjectPublicKeyInfo, PBES2) and one writer. */
 #include <string.h>
 
+#include "gost3410/ec.h"
+#include "gost3410/key_internal.h"
 #include "gost3410/keys_der.h"
 
 void gostx_gost3410_key_clear(gostx_gost3410_key *key) {
@@ -46,6 +48,93 @@ int gostx_gost3410_key_set_public(gostx_gost3410_key *key, gostx_gost3410_curve 
     *key = k;
   }
   return rc;
+}
+
+int gostx_gost3410_key_set_external(gostx_gost3410_key *key, gostx_gost3410_curve curve,
+                                    const uint8_t *q, size_t q_len, const char *oid,
+                                    const gostx_gost3410_key_ops *ops, void *ctx) {
+  gostx_gost3410_key k;
+  if (!ops || !ops->sign) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_key_set_public(&k, curve, q, q_len, oid);
+  if (!rc) {
+    k.ops = ops;
+    k.ops_ctx = ctx;
+    *key = k;
+  }
+  return rc;
+}
+
+int gostx__key_from_d(gostx_gost3410_key *key, gostx_gost3410_curve curve, const uint8_t *d,
+                      size_t d_len) {
+  size_t len = gostx_gost3410_size(curve);
+  memset(key, 0, sizeof *key);
+  if (!len || !d) return GOSTX_EINVAL;
+  if (d_len != len) return GOSTX_ELEN;
+  key->curve = curve;
+  key->len = len;
+  key->has_private = 1;
+  memcpy(key->d, d, len);
+  return 0;
+}
+
+int gostx_gost3410_key_is_private(const gostx_gost3410_key *key) {
+  return key && (key->ops || key->has_private);
+}
+
+/* The key's own length matches its curve: the struct is the caller's. */
+static int key_usable(const gostx_gost3410_key *key) {
+  return gostx_gost3410_key_is_private(key) && key->len && key->len == gostx_gost3410_size(key->curve);
+}
+
+int gostx__key_sign_k(const gostx_gost3410_key *key, const uint8_t *digest, size_t digest_len,
+                      const uint8_t *k, size_t k_len, uint8_t *sig, size_t sig_len) {
+  if (!key_usable(key) || !digest || !sig) return GOSTX_EINVAL;
+  if (!key->ops)
+    return k ? gostx_gost3410_sign_with_k(key->curve, key->d, key->len, digest, digest_len, k,
+                                          k_len, sig, sig_len)
+             : gostx_gost3410_sign(key->curve, key->d, key->len, digest, digest_len, sig, sig_len);
+  if (digest_len != key->len || sig_len != 2 * key->len) return GOSTX_ELEN;
+  /* the callback writes into our buffer: a failed one releases nothing */
+  uint8_t tmp[128];
+  int rc = key->ops->sign(key->ops_ctx, digest, digest_len, tmp, sig_len);
+  if (!rc) memcpy(sig, tmp, sig_len);
+  gostx_memzero(tmp, sizeof tmp);
+  return rc;
+}
+
+int gostx_gost3410_key_sign(const gostx_gost3410_key *key, const uint8_t *digest,
+                            size_t digest_len, uint8_t *sig, size_t sig_len) {
+  return gostx__key_sign_k(key, digest, digest_len, NULL, 0, sig, sig_len);
+}
+
+int gostx_gost3410_key_vko(const gostx_gost3410_key *key, const uint8_t *peer_pub, size_t pub_len,
+                           const uint8_t *ukm, size_t ukm_len, uint8_t *out, size_t out_len) {
+  if (!key_usable(key)) return GOSTX_EINVAL;
+  if (!key->ops)
+    return gostx_gost3410_vko(key->curve, key->d, key->len, peer_pub, pub_len, ukm, ukm_len, out,
+                              out_len);
+  if (!key->ops->vko) return GOSTX_EUNSUP;
+  /* gostx_gost3410_vko's checks of the public inputs, made before the call */
+  if (!ukm || !out) return GOSTX_EINVAL;
+  if (ukm_len < 1 || ukm_len > key->len || (out_len != 32 && out_len != 64)) return GOSTX_ELEN;
+  int rc = gostx_gost3410_check_public_key(key->curve, peer_pub, pub_len);
+  uint8_t tmp[64];
+  if (!rc) rc = key->ops->vko(key->ops_ctx, peer_pub, pub_len, ukm, ukm_len, tmp, out_len);
+  if (!rc) memcpy(out, tmp, out_len);
+  gostx_memzero(tmp, sizeof tmp);
+  return rc;
+}
+
+static int key_vko(const void *ctx, const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+                   size_t ukm_len, uint8_t *out, size_t out_len) {
+  return gostx_gost3410_key_vko(ctx, peer_pub, pub_len, ukm, ukm_len, out, out_len);
+}
+
+int gostx_gost3410_key_keg(const gostx_gost3410_key *key, const uint8_t *peer_pub, size_t pub_len,
+                           const uint8_t *h, size_t h_len, uint8_t *out, size_t out_len) {
+  if (!key_usable(key)) return GOSTX_EINVAL;
+  if (key->ops && !key->ops->vko) return GOSTX_EUNSUP;
+  return gostx__keg(key->len, key_vko, key, peer_pub, pub_len, h, h_len, out, out_len);
 }
 
 /* PEM is text that is not DER: DER keys start with a SEQUENCE. */
@@ -122,6 +211,7 @@ int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_k
   if (!key || !out_len || (format != GOSTX_GOST3410_DER && format != GOSTX_GOST3410_PEM) ||
       key->len != gostx_gost3410_size(key->curve) || !key->len)
     return GOSTX_EINVAL;
+  if (part == GOSTX_GOST3410_KEY_PRIVATE && key->ops) return GOSTX_EUNSUP; /* on its token */
   if (part == GOSTX_GOST3410_KEY_PUBLIC && !pbe)
     rc = gostx__spki_write(key, der, sizeof der, &n);
   else if (part == GOSTX_GOST3410_KEY_PRIVATE)

@@ -6,7 +6,7 @@
  * ID matched to the end-entity certificate (RFC 4945 3.1, 5.1.3.2). */
 #include <string.h>
 
-#include "gost3410/ec.h"
+#include "gost3410/key_internal.h"
 #include "ike.h"
 
 /* RFC 9385 7.2.1 and 7.2.2: SEQUENCE { OID 1.2.643.7.1.1.3.2 / .3 } */
@@ -41,7 +41,7 @@ int gostx__ike_auth_sig_sign_k(const gostx_gost3410_key *key, const uint8_t *msg
                                size_t msg_len, const uint8_t *nonce, size_t nonce_len,
                                const uint8_t id_mac[GOSTX_IKE_PRF_LEN], const uint8_t *k,
                                size_t k_len, uint8_t *auth, size_t cap, size_t *auth_len) {
-  if (!key || !key->has_private || (!msg && msg_len) || (!nonce && nonce_len) || !id_mac ||
+  if (!gostx_gost3410_key_is_private(key) || (!msg && msg_len) || (!nonce && nonce_len) || !id_mac ||
       !auth || !auth_len)
     return GOSTX_EINVAL;
   const size_t n = key->len, total = SIG_HEAD + 2 * n;
@@ -50,8 +50,7 @@ int gostx__ike_auth_sig_sign_k(const gostx_gost3410_key *key, const uint8_t *msg
   uint8_t digest[64], rs[128];
   int rc = signed_digest(n, msg, msg_len, nonce, nonce_len, id_mac, digest);
   if (rc == GOSTX_OK)
-    rc = k ? gostx_gost3410_sign_with_k(key->curve, key->d, n, digest, n, k, k_len, rs, 2 * n)
-           : gostx_gost3410_sign(key->curve, key->d, n, digest, n, rs, 2 * n);
+    rc = gostx__key_sign_k(key, digest, n, k, k_len, rs, 2 * n);
   if (rc == GOSTX_OK) {
     auth[0] = ALG_ID_LEN;
     memcpy(auth + 1, n == 32 ? alg_256 : alg_512, ALG_ID_LEN);

@@ -218,6 +218,7 @@ static int check_inputs(job *j, const gostx_pkcs12_params *params) {
       (!pbes2_cipher(params->cert_pbe) && params->cert_pbe != GOSTX_PKCS12_PBE_NONE) ||
       params->iterations == 0 || params->iterations > GOSTX__PBES2_ITER_MAX)
     return GOSTX_EINVAL;
+  if (j->k->ops) return GOSTX_EUNSUP; /* an external key: d stays on its token */
   /* the key bag holds the key's PrivateKeyInfo under the OID it came with */
   if (!j->k->has_private || gostx_gost3410_key_write(j->k, GOSTX_GOST3410_KEY_PRIVATE,
                                                      GOSTX_GOST3410_DER, NULL, j->key,

@@ -119,42 +119,41 @@ int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
 /* 0 unless both the leaf and the key are set and the leaf's key is not
  * this key (or the leaf does not parse). */
 static int leaf_mismatch(gostx_tls_config *cfg) {
-  if (!cfg->nchain || !cfg->key_curve || GOSTX__TLS_HOOKS(cfg)->raw_chain) return GOSTX_OK;
+  if (!cfg->nchain || !cfg->key.curve || GOSTX__TLS_HOOKS(cfg)->raw_chain) return GOSTX_OK;
   gostx_x509_cert leaf;
   gostx_x509_status st;
   if (gostx_x509_parse(cfg->chain, cfg->chain_len[0], &leaf, &st) != GOSTX_OK)
     return cfg_error(cfg, GOSTX_EFORMAT, "the leaf certificate does not parse",
                      gostx_x509_status_name(st), strlen(gostx_x509_status_name(st)));
-  size_t l = gostx_gost3410_size(cfg->key_curve);
-  if (leaf.curve != cfg->key_curve || leaf.pub_len != 2 * l || memcmp(leaf.pub, cfg->key_pub, 2 * l))
+  size_t l = gostx_gost3410_size(cfg->key.curve);
+  if (leaf.curve != cfg->key.curve || leaf.pub_len != 2 * l || memcmp(leaf.pub, cfg->key.q, 2 * l))
     return cfg_error(cfg, GOSTX_EINVAL, "the key is not the leaf certificate's", NULL, 0);
   return GOSTX_OK;
 }
 
 int gostx_tls_config_set_key(gostx_tls_config *cfg, const gostx_gost3410_key *key) {
-  if (!cfg || !key || !key->has_private) return GOSTX_EINVAL;
+  if (!cfg || !gostx_gost3410_key_is_private(key)) return GOSTX_EINVAL;
   gostx_gost3410_curve curve = key->curve;
-  const uint8_t *priv = key->d;
-  size_t priv_len = key->len; /* Q is computed again from d: the key is the caller's struct */
   if (!gostx__tls_curve_scheme(curve))
     return cfg_error(cfg, GOSTX_EINVAL, "the key's curve has no TLS 1.3 signature scheme",
                      NULL, 0);
-  if (priv_len != gostx_gost3410_size(curve)) return GOSTX_ELEN;
-  int rc = gostx_gost3410_public_key(curve, priv, priv_len, cfg->key_pub, 2 * priv_len);
-  if (rc != GOSTX_OK) return cfg_error(cfg, rc, "invalid private key", NULL, 0);
-  gostx_gost3410_curve keep = cfg->key_curve;
-  uint8_t keep_priv[64];
-  memcpy(keep_priv, cfg->key_priv, sizeof keep_priv);
-  memcpy(cfg->key_priv, priv, priv_len);
-  cfg->key_curve = curve;
-  rc = leaf_mismatch(cfg);
+  if (key->len != gostx_gost3410_size(curve)) return GOSTX_ELEN;
+  /* The key is the caller's struct: d's Q is computed again, an external
+   * key's Q checked (its d is not here) */
+  gostx_gost3410_key k;
+  int rc = key->ops ? gostx_gost3410_key_set_external(&k, curve, key->q, 2 * key->len, key->oid,
+                                                      key->ops, key->ops_ctx)
+                    : gostx_gost3410_key_set_private(&k, curve, key->d, key->len, key->oid);
   if (rc != GOSTX_OK) {
-    memcpy(cfg->key_priv, keep_priv, sizeof keep_priv);
-    cfg->key_curve = keep;
-    if (keep) gostx_gost3410_public_key(keep, keep_priv, gostx_gost3410_size(keep), cfg->key_pub,
-                                        2 * gostx_gost3410_size(keep));
+    gostx_gost3410_key_clear(&k);
+    return cfg_error(cfg, rc, "invalid private key", NULL, 0);
   }
-  gostx_memzero(keep_priv, sizeof keep_priv);
+  gostx_gost3410_key keep = cfg->key;
+  cfg->key = k;
+  rc = leaf_mismatch(cfg);
+  if (rc != GOSTX_OK) cfg->key = keep;
+  gostx_gost3410_key_clear(&keep);
+  gostx_gost3410_key_clear(&k);
   return rc;
 }
 

@@ -179,8 +179,9 @@ struct gostx_tls_config {
   unsigned vmin, vmax;
   uint8_t *chain; /* the chain's DER, one block */
   size_t chain_len[GOSTX__TLS_MAX_CHAIN], nchain;
-  gostx_gost3410_curve key_curve;
-  uint8_t key_priv[64], key_pub[128];
+  /* the certificate's key (key.curve 0: none): a copy of the caller's
+   * object, d or an external key's callbacks (whose ctx the caller keeps) */
+  gostx_gost3410_key key;
   uint8_t psk_id[255], psk[32]; /* the external PSK; psk_id_len 0: none */
   size_t psk_id_len;
   /* server: tickets per handshake (0: none), their lifetime (s), and the

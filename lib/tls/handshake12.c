@@ -143,7 +143,7 @@ static int on_certificate_request12(gostx_tls *c, const uint8_t *body, size_t le
   while (cas.n && !cas.bad) (void)vec(&cas, 2, 1);
   if (r.bad || r.n || cas.bad || (algs.n & 1))
     return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateRequest");
-  gostx_gost3410_curve curve = c->cfg->key_curve;
+  gostx_gost3410_curve curve = c->cfg->key.curve;
   int type_ok = 0;
   unsigned want_type = curve && gostx_gost3410_size(curve) == 64 ? CERT_GOST_SIGN512
                                                                  : CERT_GOST_SIGN256;
@@ -236,19 +236,20 @@ static int on_client_key_exchange(gostx_tls *c, const uint8_t *msg, size_t len) 
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER,
                 "ClientKeyExchange: the ephemeral key is not a point of its curve");
   if (rc != GOSTX_OK) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientKeyExchange");
-  if (curve != cfg->key_curve)
+  if (curve != cfg->key.curve)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER,
                 "ClientKeyExchange: the ephemeral key is not on the server key's curve");
-  size_t cl = gostx_gost3410_size(curve);
   memcpy(seed, c->client_random, 32);
   memcpy(seed + 32, c->server_random, 32);
   gostx_streebog(GOSTX__TLS_HASH_LEN, seed, sizeof seed, h);
-  rc = c->suite12->tree ? gostx__tls12_kimp15(c->suite12, curve, cfg->key_priv, cl, q, q_len, h,
-                                              key_exp, key_exp_len, pms)
-                        : gostx__tls12_kimp28147(curve, cfg->key_priv, cl, q, q_len, h, kexp, pms);
+  rc = c->suite12->tree ? gostx__tls12_kimp15(c->suite12, &cfg->key, q, q_len, h, key_exp,
+                                              key_exp_len, pms)
+                        : gostx__tls12_kimp28147(&cfg->key, q, q_len, h, kexp, pms);
   if (rc == GOSTX_EAUTH)
     return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "ClientKeyExchange: the key transport does not verify");
   if (rc == GOSTX_ELEN) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientKeyExchange");
+  if (rc != GOSTX_OK && rc != GOSTX_EINVAL) /* our key's own failure (an external key's token) */
+    return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "the server key's agreement failed");
   if (rc != GOSTX_OK)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER,
                 "ClientKeyExchange: the ephemeral key is not a point of the curve's order-q group");
@@ -319,10 +320,10 @@ static int client_flight12(gostx_tls *c) {
   if (c->cert_req) rc = gostx__tls_send_chain(c, with_cert, 0);
   if (rc == GOSTX_OK) rc = send_client_key_exchange(c);
   if (rc == GOSTX_OK && with_cert) {
-    size_t cl = gostx_gost3410_size(cfg->key_curve);
+    size_t cl = gostx_gost3410_size(cfg->key.curve);
     uint8_t digest[64];
     transcript(c, cl, digest);
-    rc = gostx__tls_send_signature(c, sig_alg(cfg->key_curve), digest);
+    rc = gostx__tls_send_signature(c, sig_alg(cfg->key.curve), digest);
   }
   if (rc == GOSTX_OK) rc = send_ccs_finished(c);
   if (rc == GOSTX_OK) c->state = GOSTX__ST12_WAIT_CCS;
@@ -366,12 +367,12 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
     if (gostx__tls_rd_has16(h->suites, cfg->suites[i]))
       c->suite12 = gostx__tls12_suite_by_id(cfg->suites[i]);
   if (!c->suite12) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no TLS 1.2 cipher suite in common");
-  if (!cfg->nchain || !cfg->key_curve)
+  if (!cfg->nchain || !cfg->key.curve)
     return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
   if (!h->have_ems && !GOSTX__TLS_HOOKS(cfg)->no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not offer extended_master_secret");
   /* RFC 9189 4.2.1: the algorithm of our key must be among the client's. */
-  if (!h->have_sigs || !gostx__tls_rd_has16(h->sigs, sig_alg(cfg->key_curve)))
+  if (!h->have_sigs || !gostx__tls_rd_has16(h->sigs, sig_alg(cfg->key.curve)))
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the client does not accept our key's signature algorithm");
   int rc = gostx__tls_alpn_select(c, h);

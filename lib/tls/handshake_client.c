@@ -399,7 +399,7 @@ int gostx__tls13_client_finish(gostx_tls *c) {
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_ap);
   if (rc == GOSTX_OK && c->hs->session_id_len) rc = gostx__tls_send_ccs(c);
   if (rc == GOSTX_OK && c->cert_req) {
-    unsigned scheme = gostx__tls_curve_scheme(c->cfg->key_curve);
+    unsigned scheme = gostx__tls_curve_scheme(c->cfg->key.curve);
     int can = c->cfg->nchain && scheme && gostx__tls_has16(c->hs->peer_schemes, c->hs->npeer_schemes, scheme);
     rc = gostx__tls13_send_certificate(c, can);
     if (rc == GOSTX_OK && can) rc = gostx__tls13_send_cv(c);

@@ -191,9 +191,9 @@ static int ch_auth(gostx_tls *c, const uint8_t *msg, const hello *h) {
   c->psk = took;
   if (!c->psk && !h->have_sigs)
     return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without signature_algorithms");
-  if (!c->psk && cfg->psk_id_len && (!cfg->nchain || !cfg->key_curve))
+  if (!c->psk && cfg->psk_id_len && (!cfg->nchain || !cfg->key.curve))
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no PSK in common and no certificate");
-  if (!c->psk && (!cfg->nchain || !cfg->key_curve))
+  if (!c->psk && (!cfg->nchain || !cfg->key.curve))
     return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
   return GOSTX_OK;
 }
@@ -226,7 +226,7 @@ static int ch_choose_suite(gostx_tls *c, const hello *h) {
                                         "without GOST suites (its GOST suites are TLS 1.2's)"
                                       : "no cipher suite in common");
   if (!c->psk) { /* authenticated by our certificate */
-    unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
+    unsigned scheme = gostx__tls_curve_scheme(cfg->key.curve);
     if (!gostx__tls_rd_has16(h->sigs, scheme))
       return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
     c->scheme = (uint16_t)scheme;

@@ -124,8 +124,8 @@ static void cv_digest(const gostx_tls *c, gostx_tls_role signer, size_t cl, uint
 
 int gostx__tls13_send_cv(gostx_tls *c) {
   uint8_t digest[64];
-  cv_digest(c, c->role, gostx_gost3410_size(c->cfg->key_curve), digest);
-  return gostx__tls_send_signature(c, gostx__tls_curve_scheme(c->cfg->key_curve), digest);
+  cv_digest(c, c->role, gostx_gost3410_size(c->cfg->key.curve), digest);
+  return gostx__tls_send_signature(c, gostx__tls_curve_scheme(c->cfg->key.curve), digest);
 }
 
 int gostx__tls13_on_cv(gostx_tls *c, const uint8_t *body, size_t len) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "gost3410/ec.h"
+#include "gost3410/key_internal.h"
 
 /* ---------------- groups and schemes ---------------- */
 
@@ -72,14 +73,9 @@ void gostx__tls_swap_point(uint8_t *out, const uint8_t *in, size_t cl) {
 
 int gostx__tls_send_signature(gostx_tls *c, unsigned alg, const uint8_t *digest) {
   const gostx_tls_config *cfg = c->cfg;
-  size_t cl = gostx_gost3410_size(cfg->key_curve);
+  size_t cl = gostx_gost3410_size(cfg->key.curve);
   uint8_t sig[128], le[128];
-  int rc;
-  if (GOSTX__TLS_HOOKS(cfg)->sign_k)
-    rc = gostx_gost3410_sign_with_k(cfg->key_curve, cfg->key_priv, cl, digest, cl,
-                                    GOSTX__TLS_HOOKS(cfg)->sign_k, cl, sig, 2 * cl);
-  else
-    rc = gostx_gost3410_sign(cfg->key_curve, cfg->key_priv, cl, digest, cl, sig, 2 * cl);
+  int rc = gostx__key_sign_k(&cfg->key, digest, cl, GOSTX__TLS_HOOKS(cfg)->sign_k, cl, sig, 2 * cl);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "signing failed");
   /* str_l(r) | str_l(s), each little-endian (RFC 9367 section 5.3, RFC
    * 9189 section 4.2.5). */

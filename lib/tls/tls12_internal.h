@@ -95,7 +95,8 @@ int gostx__tls12_finished(const gostx__tls12_suite *suite, const uint8_t ms[GOST
  * h = HASH(r_c | r_s). d/q: our private key and the peer's public key on
  * curve (big-endian, as gostx_gost3410_*); the peer's key is checked there
  * (on the curve, order q). The client calls export with d_eph and Q_s, the
- * server import with d_s and Q_eph. */
+ * server import with its key object (d_s, or an external key's callbacks)
+ * and Q_eph. */
 /* CTR_OMAC: K_EXP_MAC | K_EXP_ENC = KEG(d, Q, h); out = KExp15(pms,
  * K_EXP_MAC, K_EXP_ENC, h[24..24 + n/2)), 32 + n bytes. */
 int gostx__tls12_kexp15(const gostx__tls12_suite *suite, gostx_gost3410_curve curve,
@@ -104,8 +105,8 @@ int gostx__tls12_kexp15(const gostx__tls12_suite *suite, gostx_gost3410_curve cu
                         const uint8_t pms[GOSTX__TLS12_PMS_LEN], uint8_t *out, size_t *out_len);
 /* Inverse; GOSTX_EAUTH (pms untouched) when KImp15's MAC is wrong,
  * GOSTX_ELEN when in_len is not 32 + n. */
-int gostx__tls12_kimp15(const gostx__tls12_suite *suite, gostx_gost3410_curve curve,
-                        const uint8_t *d, size_t d_len, const uint8_t *q, size_t q_len,
+int gostx__tls12_kimp15(const gostx__tls12_suite *suite, const gostx_gost3410_key *key,
+                        const uint8_t *q, size_t q_len,
                         const uint8_t h[GOSTX__TLS_HASH_LEN], const uint8_t *in, size_t in_len,
                         uint8_t pms[GOSTX__TLS12_PMS_LEN]);
 /* CNT_IMIT: K_EXP = KEG_28147(d, Q, h) = CPDivers(h[0..8), VKO_256(d, Q,
@@ -117,8 +118,8 @@ int gostx__tls12_kexp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t 
                            uint8_t out[GOSTX__TLS12_KEXP28147_LEN]);
 /* Inverse: GOSTX_EAUTH (pms untouched) when the IV is not h[0..8) or the
  * IMIT is wrong. */
-int gostx__tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t d_len,
-                           const uint8_t *q, size_t q_len, const uint8_t h[GOSTX__TLS_HASH_LEN],
+int gostx__tls12_kimp28147(const gostx_gost3410_key *key, const uint8_t *q, size_t q_len,
+                           const uint8_t h[GOSTX__TLS_HASH_LEN],
                            const uint8_t in[GOSTX__TLS12_KEXP28147_LEN],
                            uint8_t pms[GOSTX__TLS12_PMS_LEN]);
 

@@ -4,6 +4,7 @@
  * KExp15, KEG_28147 + KExp28147). Labels and lengths are public; secrets
  * pass only through HMAC, the curve and the wraps, and are wiped. */
 #include "tls12_internal.h"
+#include "gost3410/key_internal.h"
 
 /* RFC 9189 sections 4.1, 4.3 and 8.1.1: cipher, n, the key block's IV
  * length, the MAC, verify_data, CTR-ACPKM's section, TLSTREE, SNMAX. */
@@ -117,12 +118,12 @@ int gostx__tls12_finished(const gostx__tls12_suite *suite, const uint8_t ms[GOST
 /* ---- key exchange ---- */
 
 /* K_EXP_MAC and K_EXP_ENC as ciphers of the suite, from KEG(d, Q, h). */
-static int kexp15_keys(const gostx__tls12_suite *suite, gostx_gost3410_curve curve,
-                       const uint8_t *d, size_t d_len, const uint8_t *q, size_t q_len,
-                       const uint8_t h[GOSTX__TLS_HASH_LEN], gostx_cipher *mac, gostx_cipher *enc) {
+static int kexp15_keys(const gostx__tls12_suite *suite, const gostx_gost3410_key *key,
+                       const uint8_t *q, size_t q_len, const uint8_t h[GOSTX__TLS_HASH_LEN],
+                       gostx_cipher *mac, gostx_cipher *enc) {
   if (!suite || !suite->tree || !h) return GOSTX_EINVAL;
   uint8_t k[2 * GOSTX__TLS_KEY_LEN];
-  int rc = gostx_gost3410_keg(curve, d, d_len, q, q_len, h, GOSTX__TLS_HASH_LEN, k, sizeof k);
+  int rc = gostx_gost3410_key_keg(key, q, q_len, h, GOSTX__TLS_HASH_LEN, k, sizeof k);
   if (rc == GOSTX_OK) rc = gostx_cipher_init(mac, suite->alg, k);
   if (rc == GOSTX_OK) rc = gostx_cipher_init(enc, suite->alg, k + GOSTX__TLS_KEY_LEN);
   gostx_memzero(k, sizeof k);
@@ -135,26 +136,32 @@ int gostx__tls12_kexp15(const gostx__tls12_suite *suite, gostx_gost3410_curve cu
                         const uint8_t pms[GOSTX__TLS12_PMS_LEN], uint8_t *out, size_t *out_len) {
   if (!pms || !out || !out_len) return GOSTX_EINVAL;
   gostx_cipher mac, enc;
-  int rc = kexp15_keys(suite, curve, d, d_len, q, q_len, h, &mac, &enc);
+  gostx_gost3410_key eph;
+  memset(&mac, 0, sizeof mac);
+  memset(&enc, 0, sizeof enc);
+  int rc = gostx__key_from_d(&eph, curve, d, d_len);
+  if (rc == GOSTX_OK) rc = kexp15_keys(suite, &eph, q, q_len, h, &mac, &enc);
   /* IV = H[25..24 + n/2] (1-based): the bytes from offset 24. */
   if (rc == GOSTX_OK)
     rc = gostx_kexp15(&enc, &mac, h + 24, suite->block_len / 2, pms, GOSTX__TLS12_PMS_LEN, out,
                       out_len);
+  gostx_gost3410_key_clear(&eph);
   gostx_cipher_clear(&mac);
   gostx_cipher_clear(&enc);
   return rc;
 }
 
-int gostx__tls12_kimp15(const gostx__tls12_suite *suite, gostx_gost3410_curve curve,
-                        const uint8_t *d, size_t d_len, const uint8_t *q, size_t q_len,
-                        const uint8_t h[GOSTX__TLS_HASH_LEN], const uint8_t *in, size_t in_len,
-                        uint8_t pms[GOSTX__TLS12_PMS_LEN]) {
+int gostx__tls12_kimp15(const gostx__tls12_suite *suite, const gostx_gost3410_key *key,
+                        const uint8_t *q, size_t q_len, const uint8_t h[GOSTX__TLS_HASH_LEN],
+                        const uint8_t *in, size_t in_len, uint8_t pms[GOSTX__TLS12_PMS_LEN]) {
   if (!in || !pms || !suite) return GOSTX_EINVAL;
   if (in_len != GOSTX__TLS12_PMS_LEN + suite->block_len) return GOSTX_ELEN;
   gostx_cipher mac, enc;
   uint8_t s[GOSTX__TLS12_PMS_LEN];
   size_t s_len = 0;
-  int rc = kexp15_keys(suite, curve, d, d_len, q, q_len, h, &mac, &enc);
+  memset(&mac, 0, sizeof mac);
+  memset(&enc, 0, sizeof enc);
+  int rc = kexp15_keys(suite, key, q, q_len, h, &mac, &enc);
   if (rc == GOSTX_OK)
     rc = gostx__verdict(
         gostx_kimp15(&enc, &mac, h + 24, suite->block_len / 2, in, in_len, s, &s_len));
@@ -166,23 +173,21 @@ int gostx__tls12_kimp15(const gostx__tls12_suite *suite, gostx_gost3410_curve cu
 }
 
 /* KEG_28147(d, Q, h) = CPDivers(UKM, VKO_256(d, Q, UKM)), UKM = h[0..8). */
-static int keg28147(gostx_gost3410_curve curve, const uint8_t *d, size_t d_len, const uint8_t *q,
-                    size_t q_len, const uint8_t h[GOSTX__TLS_HASH_LEN],
-                    uint8_t kek[GOSTX__TLS_KEY_LEN]) {
+static int keg28147(const gostx_gost3410_key *key, const uint8_t *q, size_t q_len,
+                    const uint8_t h[GOSTX__TLS_HASH_LEN], uint8_t kek[GOSTX__TLS_KEY_LEN]) {
   if (!h) return GOSTX_EINVAL;
   uint8_t r[GOSTX__TLS_KEY_LEN];
-  int rc = gostx_gost3410_vko(curve, d, d_len, q, q_len, h, 8, r, sizeof r);
+  int rc = gostx_gost3410_key_vko(key, q, q_len, h, 8, r, sizeof r);
   if (rc == GOSTX_OK) rc = gostx_cpro_kek_diversify(r, GOSTX_SBOX_TC26_Z, h, kek);
   gostx_memzero(r, sizeof r);
   return rc;
 }
 
 /* KExp28147 (pms given) or KImp28147 (wrapped given) under KEG_28147. */
-static int kx28147(gostx_gost3410_curve curve, const uint8_t *d, size_t d_len, const uint8_t *q,
-                   size_t q_len, const uint8_t *h, const uint8_t *pms, const uint8_t *wrapped,
-                   uint8_t *out) {
+static int kx28147(const gostx_gost3410_key *key, const uint8_t *q, size_t q_len,
+                   const uint8_t *h, const uint8_t *pms, const uint8_t *wrapped, uint8_t *out) {
   uint8_t kek[GOSTX__TLS_KEY_LEN];
-  int rc = keg28147(curve, d, d_len, q, q_len, h, kek);
+  int rc = keg28147(key, q, q_len, h, kek);
   if (rc == GOSTX_OK && pms) rc = gostx_gost89_key_wrap(kek, GOSTX_SBOX_TC26_Z, h, pms, out);
   if (rc == GOSTX_OK && wrapped)
     rc = gostx__verdict(gostx_gost89_key_unwrap(kek, GOSTX_SBOX_TC26_Z, wrapped, out));
@@ -195,15 +200,19 @@ int gostx__tls12_kexp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t 
                            const uint8_t pms[GOSTX__TLS12_PMS_LEN],
                            uint8_t out[GOSTX__TLS12_KEXP28147_LEN]) {
   if (!pms || !out) return GOSTX_EINVAL;
-  return kx28147(curve, d, d_len, q, q_len, h, pms, NULL, out);
+  gostx_gost3410_key eph;
+  int rc = gostx__key_from_d(&eph, curve, d, d_len);
+  if (rc == GOSTX_OK) rc = kx28147(&eph, q, q_len, h, pms, NULL, out);
+  gostx_gost3410_key_clear(&eph);
+  return rc;
 }
 
-int gostx__tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t d_len,
-                           const uint8_t *q, size_t q_len, const uint8_t h[GOSTX__TLS_HASH_LEN],
+int gostx__tls12_kimp28147(const gostx_gost3410_key *key, const uint8_t *q, size_t q_len,
+                           const uint8_t h[GOSTX__TLS_HASH_LEN],
                            const uint8_t in[GOSTX__TLS12_KEXP28147_LEN],
                            uint8_t pms[GOSTX__TLS12_PMS_LEN]) {
   if (!in || !pms || !h) return GOSTX_EINVAL;
   /* KImp28147 step 2: the IV sent must be h[1..8] (public bytes both sides have). */
   if (memcmp(in, h, 8) != 0) return GOSTX_EAUTH;
-  return kx28147(curve, d, d_len, q, q_len, h, NULL, in, pms);
+  return kx28147(key, q, q_len, h, NULL, in, pms);
 }

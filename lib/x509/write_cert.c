@@ -12,7 +12,7 @@
 
 /* A key that can sign: the key object with its private part. */
 int gostx__x509_key_ok(const gostx_gost3410_key *k) {
-  return k && k->has_private && (k->len == 32 || k->len == 64) &&
+  return gostx_gost3410_key_is_private(k) && (k->len == 32 || k->len == 64) &&
          gostx_gost3410_size(k->curve) == k->len;
 }
 
@@ -31,7 +31,7 @@ int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key
   int rc = 0;
   if (w->buf && !w->err) {
     rc = gostx_streebog(len, w->buf + start, w->n - start, digest);
-    if (!rc) rc = gostx_gost3410_sign(k->curve, k->d, len, digest, len, sig + 1, 2 * len);
+    if (!rc) rc = gostx_gost3410_key_sign(k, digest, len, sig + 1, 2 * len);
     if (!rc) rc = gostx_gost3410_sig_swap(sig + 1, 2 * len, sig + 1, 2 * len); /* r||s -> s||r */
   }
   gostx__x509_put_sig_alg(w, len);

@@ -196,6 +196,11 @@ typedef enum gostx_gost3410_key_kind { GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST341
 typedef enum gostx_gost3410_pbe { GOSTX_GOST3410_PBE_KUZNYECHIK, GOSTX_GOST3410_PBE_MAGMA, ... }
     gostx_gost3410_pbe;
 #define GOSTX_GOST3410_OID_MAX 32
+typedef struct gostx_gost3410_key_ops {
+  int (*sign)(void *ctx, const uint8_t *digest, size_t digest_len, uint8_t *sig, size_t sig_len);
+  int (*vko)(void *ctx, const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+             size_t ukm_len, uint8_t *out, size_t out_len);
+} gostx_gost3410_key_ops;
 typedef struct gostx_gost3410_key {
   gostx_gost3410_curve curve;
   size_t len;
@@ -203,6 +208,8 @@ typedef struct gostx_gost3410_key {
   uint8_t d[64];
   uint8_t q[128];
   char oid[32];
+  const gostx_gost3410_key_ops *ops;
+  void *ops_ctx;
 } gostx_gost3410_key;
 typedef enum gostx_gost3410_format { GOSTX_GOST3410_DER, GOSTX_GOST3410_PEM, ... }
     gostx_gost3410_format;

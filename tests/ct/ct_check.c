@@ -75,6 +75,7 @@
 #include "dispatch.h"
 #include "gost3410/ec.h"
 #include "gost3410/ecdh.h"
+#include "gost3410/key_internal.h"
 #include "des3/des3.h"
 #include "pkcs12/pkcs12_internal.h"
 #include "cms/cms_internal.h"
@@ -856,17 +857,20 @@ static void case_tls12(unsigned suite_id) {
   CT_SECRET(d_s, 32);
   CT_SECRET(d_e, 32);
   CT_SECRET(pms, 32);
+  gostx_gost3410_key ks; /* the server's key object, its d secret */
+  RC_OK(gostx__key_from_d(&ks, curve, d_s, 32), "tls12 server key");
   int rc;
   if (s->tree) {
     RC_OK_VERDICT(gostx__tls12_kexp15(s, curve, d_e, 32, q_s, 64, h, pms, exp, &exp_len),
                   "tls12 kexp15");
     CT_PUBLIC(exp, exp_len); /* sent in ClientKeyExchange */
-    rc = gostx__tls12_kimp15(s, curve, d_s, 32, q_e, 64, h, exp, exp_len, got);
+    rc = gostx__tls12_kimp15(s, &ks, q_e, 64, h, exp, exp_len, got);
   } else {
     RC_OK_VERDICT(gostx__tls12_kexp28147(curve, d_e, 32, q_s, 64, h, pms, exp), "tls12 kexp28147");
     CT_PUBLIC(exp, GOSTX__TLS12_KEXP28147_LEN);
-    rc = gostx__tls12_kimp28147(curve, d_s, 32, q_e, 64, h, exp, got);
+    rc = gostx__tls12_kimp28147(&ks, q_e, 64, h, exp, got);
   }
+  gostx_gost3410_key_clear(&ks);
   CT_PUBLIC(&rc, sizeof rc);
   REQUIRE(rc == GOSTX_OK, "tls12 import accepts");
   same(got, pms, 32, "tls12 export/import round trip");

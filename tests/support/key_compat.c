@@ -7,7 +7,9 @@
 #include "key_compat.h"
 #include "gostx/pkcs12.h"
 #include "gostx/tls.h"
+#include "gost3410/key_internal.h"
 #include "gost3410/keys_der.h"
+#include "tls/tls12_internal.h"
 
 /* ---- writers ---- */
 
@@ -287,6 +289,26 @@ int tk_pkcs12_write(const uint8_t *key, size_t key_len, const uint8_t *const *ce
   with_pass.pass = pass, with_pass.pass_len = pass_len;
   int rc = gostx__key_from_der(&k, key, key_len) ? GOSTX_EINVAL : 0;
   if (!rc) rc = gostx_pkcs12_write(&k, certs, cert_lens, ncerts, &with_pass, out, cap, out_len);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+int tk_tls12_kimp15(const gostx__tls12_suite *suite, gostx_gost3410_curve curve, const uint8_t *d,
+                    size_t d_len, const uint8_t *q, size_t q_len, const uint8_t *h,
+                    const uint8_t *in, size_t in_len, uint8_t *pms) {
+  gostx_gost3410_key k;
+  int rc = gostx__key_from_d(&k, curve, d, d_len);
+  if (!rc) rc = gostx__tls12_kimp15(suite, &k, q, q_len, h, in, in_len, pms);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+int tk_tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t d_len,
+                       const uint8_t *q, size_t q_len, const uint8_t *h, const uint8_t *in,
+                       uint8_t *pms) {
+  gostx_gost3410_key k;
+  int rc = gostx__key_from_d(&k, curve, d, d_len);
+  if (!rc) rc = gostx__tls12_kimp28147(&k, q, q_len, h, in, pms);
   gostx_gost3410_key_clear(&k);
   return rc;
 }

@@ -47,5 +47,14 @@ int tk_pkcs12_write(const uint8_t *key, size_t key_len, const uint8_t *const *ce
                     const size_t *cert_lens, size_t ncerts, const uint8_t *pass, size_t pass_len,
                     const struct gostx_pkcs12_params *params, uint8_t *out, size_t cap,
                     size_t *out_len);
+/* The TLS 1.2 server's key imports (lib/tls/tls12_keys.c) with the key
+ * as d, as they took it before they took the key object. */
+struct gostx__tls12_suite;
+int tk_tls12_kimp15(const struct gostx__tls12_suite *suite, gostx_gost3410_curve curve,
+                    const uint8_t *d, size_t d_len, const uint8_t *q, size_t q_len,
+                    const uint8_t *h, const uint8_t *in, size_t in_len, uint8_t *pms);
+int tk_tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t d_len,
+                       const uint8_t *q, size_t q_len, const uint8_t *h, const uint8_t *in,
+                       uint8_t *pms);
 
 #endif

@@ -37,7 +37,7 @@ static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   if (!rc) rc = cfg->key_pass[0] ? cli_load_key_pass(cfg->key, &k->key, "key_pass", cfg->key_pass)
                                  : cli_load_key(cfg->key, &k->key);
   if (rc) return rc;
-  if (!k->key.has_private) rc = cli_usage("%s: not a private key", cfg->key);
+  if (!gostx_gost3410_key_is_private(&k->key)) rc = cli_usage("%s: not a private key", cfg->key);
   memcpy(k->pub, k->key.q, 2 * k->key.len);
   k->pub_len = 2 * k->key.len;
   return rc;
