@@ -1,0 +1,404 @@
+/* gostx's PKCS#11 token (integrations/pkcs11) driven through its function
+ * lists, as an application would: dlopen, C_GetFunctionList and
+ * C_GetInterface, a token made in a fresh folder, PINs (wrong ones
+ * counted and the count kept across C_Finalize), key pairs on every
+ * parameter set, the standard's byte orders checked against libgostx's
+ * own functions, find / get / set attributes, sensitive values refused,
+ * digests, VKO, and the objects found again after a restart.
+ * argv[1]: the module. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gostx.h>
+
+#include "pkcs11/cryptoki.h"
+#include "testutil.h"
+
+static CK_FUNCTION_LIST *F;
+/* wrong PINs short of the lock (the module locks at 10, docs/PKCS11.md) */
+#define P11_TRIES 9
+static const char SO[] = "so-secret", PIN[] = "user-1234";
+
+#define OK(expr) CHECK_RV((expr), CKR_OK, #expr)
+#define CHECK_RV(expr, want, what)                                                             \
+  do {                                                                                         \
+    CK_RV rv_ = (expr);                                                                        \
+    CHECK(rv_ == (want), "%s: 0x%lx, want 0x%lx", (what), (unsigned long)rv_, (unsigned long)(want)); \
+  } while (0)
+
+static CK_FLAGS token_flags(CK_SLOT_ID slot) {
+  CK_TOKEN_INFO ti;
+  OK(F->C_GetTokenInfo(slot, &ti));
+  return ti.flags;
+}
+
+static CK_SESSION_HANDLE open_rw(CK_SLOT_ID slot) {
+  CK_SESSION_HANDLE s = 0;
+  OK(F->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &s));
+  return s;
+}
+
+static void der_of(gostx_gost3410_curve c, uint8_t *der, CK_ULONG *len) {
+  /* the OID's DER from its dotted text, written here independently */
+  const char *t = gostx_gost3410_curve_oid(c);
+  unsigned long arcs[16] = {0};
+  size_t n = 0;
+  while (*t) {
+    arcs[n++] = strtoul(t, (char **)&t, 10);
+    if (*t == '.')
+      t++;
+  }
+  size_t k = 2;
+  der[k++] = (uint8_t)(arcs[0] * 40 + arcs[1]);
+  for (size_t i = 2; i < n; i++) {
+    uint8_t tmp[8];
+    int m = 0;
+    unsigned long v = arcs[i];
+    do
+      tmp[m++] = v & 0x7f, v >>= 7;
+    while (v);
+    while (m--)
+      der[k++] = (uint8_t)(tmp[m] | (m ? 0x80 : 0));
+  }
+  der[0] = 0x06, der[1] = (uint8_t)(k - 2);
+  *len = (CK_ULONG)k;
+}
+
+static void rev(uint8_t *out, const uint8_t *in, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    out[i] = in[n - 1 - i];
+}
+
+static CK_OBJECT_HANDLE find_one(CK_SESSION_HANDLE s, CK_OBJECT_CLASS cls, const void *id,
+                                 CK_ULONG id_len, CK_ULONG *count) {
+  CK_ATTRIBUTE t[] = {{CKA_CLASS, &cls, sizeof cls}, {CKA_ID, (void *)id, id_len}};
+  CK_OBJECT_HANDLE h[4] = {0};
+  *count = 0;
+  OK(F->C_FindObjectsInit(s, t, 2));
+  OK(F->C_FindObjects(s, h, 4, count));
+  OK(F->C_FindObjectsFinal(s));
+  return h[0];
+}
+
+/* One key pair on curve c: generated on the token, its values in the
+ * standard's byte orders, signatures both ways, sensitive value kept. */
+static void key_pair(CK_SESSION_HANDLE s, gostx_gost3410_curve c) {
+  size_t n = gostx_gost3410_size(c);
+  uint8_t der[32], id[2] = {0x42, (uint8_t)c};
+  CK_ULONG der_len;
+  der_of(c, der, &der_len);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_MECHANISM gen = {n == 64 ? CKM_GOSTR3410_512_KEY_PAIR_GEN : CKM_GOSTR3410_KEY_PAIR_GEN, NULL, 0};
+  CK_ATTRIBUTE pub_t[] = {{CKA_TOKEN, &yes, 1}, {CKA_GOSTR3410_PARAMS, der, der_len},
+                          {CKA_ID, id, 2}, {CKA_VERIFY, &yes, 1}};
+  CK_ATTRIBUTE priv_t[] = {{CKA_TOKEN, &yes, 1}, {CKA_ID, id, 2}, {CKA_SIGN, &yes, 1},
+                           {CKA_DERIVE, &yes, 1}, {CKA_EXTRACTABLE, &no, 1}};
+  CK_OBJECT_HANDLE pub, priv;
+  OK(F->C_GenerateKeyPair(s, &gen, pub_t, 4, priv_t, 5, &pub, &priv));
+  const char *name = gostx_gost3410_curve_short_name(c);
+
+  uint8_t q_le[128], q[128], val[64];
+  CK_KEY_TYPE kt = 0;
+  CK_BBOOL local = 0, never = 0, always = 0;
+  CK_ATTRIBUTE get[] = {{CKA_VALUE, q_le, sizeof q_le}, {CKA_KEY_TYPE, &kt, sizeof kt}};
+  OK(F->C_GetAttributeValue(s, pub, get, 2));
+  CHECK(get[0].ulValueLen == 2 * n, "%s: public value %lu bytes", name, get[0].ulValueLen);
+  CHECK(kt == (n == 64 ? CKK_GOSTR3410_512 : CKK_GOSTR3410), "%s: key type", name);
+  rev(q, q_le, n);
+  rev(q + n, q_le + n, n);
+  CHECK(gostx_gost3410_check_public_key(c, q, 2 * n) == 0, "%s: x || y little-endian on curve", name);
+
+  CK_ATTRIBUTE pv[] = {{CKA_VALUE, val, sizeof val}, {CKA_LOCAL, &local, 1},
+                       {CKA_NEVER_EXTRACTABLE, &never, 1}, {CKA_ALWAYS_SENSITIVE, &always, 1}};
+  CHECK_RV(F->C_GetAttributeValue(s, priv, pv, 4), CKR_ATTRIBUTE_SENSITIVE, "private CKA_VALUE");
+  CHECK(pv[0].ulValueLen == CK_UNAVAILABLE_INFORMATION, "%s: sensitive length unavailable", name);
+  CHECK(local && never && always, "%s: LOCAL, NEVER_EXTRACTABLE, ALWAYS_SENSITIVE set", name);
+
+  /* CKM_GOSTR3410(_512): the digest as Streebog writes it; s || r out. */
+  uint8_t msg[100], dg[64], sig[128], rs[128];
+  t_rand_bytes(msg, sizeof msg);
+  gostx_streebog(n, msg, sizeof msg, dg);
+  CK_MECHANISM raw = {n == 64 ? CKM_GOSTR3410_512 : CKM_GOSTR3410, NULL, 0};
+  CK_ULONG sl = 0;
+  OK(F->C_SignInit(s, &raw, priv));
+  OK(F->C_Sign(s, dg, n, NULL, &sl));
+  CHECK(sl == 2 * n, "%s: signature length query %lu", name, sl);
+  sl = 1;
+  CHECK_RV(F->C_Sign(s, dg, n, sig, &sl), CKR_BUFFER_TOO_SMALL, "short buffer");
+  sl = sizeof sig;
+  OK(F->C_Sign(s, dg, n, sig, &sl));
+  memcpy(rs, sig + n, n); /* libgostx verifies r || s */
+  memcpy(rs + n, sig, n);
+  CHECK(gostx_gost3410_verify(c, q, 2 * n, dg, n, rs, 2 * n) == 0, "%s: s || r verifies", name);
+  OK(F->C_VerifyInit(s, &raw, pub));
+  OK(F->C_Verify(s, dg, n, sig, sl));
+  sig[5] ^= 1;
+  OK(F->C_VerifyInit(s, &raw, pub));
+  CHECK_RV(F->C_Verify(s, dg, n, sig, sl), CKR_SIGNATURE_INVALID, "changed signature");
+
+  /* With Streebog inside, single and multi-part give verifying signatures. */
+  CK_MECHANISM hm = {n == 64 ? CKM_GOSTR3410_WITH_GOSTR3411_12_512
+                             : CKM_GOSTR3410_WITH_GOSTR3411_12_256, NULL, 0};
+  OK(F->C_SignInit(s, &hm, priv));
+  OK(F->C_SignUpdate(s, msg, 37));
+  OK(F->C_SignUpdate(s, msg + 37, sizeof msg - 37));
+  sl = sizeof sig;
+  OK(F->C_SignFinal(s, sig, &sl));
+  memcpy(rs, sig + n, n);
+  memcpy(rs + n, sig, n);
+  CHECK(gostx_gost3410_verify(c, q, 2 * n, dg, n, rs, 2 * n) == 0, "%s: multi-part verifies", name);
+  OK(F->C_VerifyInit(s, &hm, pub));
+  OK(F->C_Verify(s, msg, sizeof msg, sig, sl));
+  CK_MECHANISM wrong = {n == 64 ? CKM_GOSTR3410 : CKM_GOSTR3410_512, NULL, 0};
+  CHECK_RV(F->C_SignInit(s, &wrong, priv), CKR_KEY_TYPE_INCONSISTENT, "mechanism of the other size");
+
+  CK_ULONG cnt;
+  CHECK(find_one(s, CKO_PRIVATE_KEY, id, 2, &cnt) == priv && cnt == 1, "%s: found by CKA_ID", name);
+}
+
+static void vko(CK_SESSION_HANDLE s, gostx_gost3410_curve c) {
+  size_t n = gostx_gost3410_size(c);
+  uint8_t der[32], qa[128], qb[128], ukm[8], ka[64], kb[64], d[64], want[64], qbe[128];
+  CK_ULONG der_len;
+  der_of(c, der, &der_len);
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_MECHANISM gen = {n == 64 ? CKM_GOSTR3410_512_KEY_PAIR_GEN : CKM_GOSTR3410_KEY_PAIR_GEN, NULL, 0};
+  CK_ATTRIBUTE pub_t[] = {{CKA_GOSTR3410_PARAMS, der, der_len}};
+  CK_ATTRIBUTE priv_t[] = {{CKA_DERIVE, &yes, 1}};
+  CK_OBJECT_HANDLE pa, va, pb, vb;
+  OK(F->C_GenerateKeyPair(s, &gen, pub_t, 1, priv_t, 1, &pa, &va));
+  OK(F->C_GenerateKeyPair(s, &gen, pub_t, 1, priv_t, 1, &pb, &vb));
+  CK_ATTRIBUTE g1 = {CKA_VALUE, qa, sizeof qa}, g2 = {CKA_VALUE, qb, sizeof qb};
+  OK(F->C_GetAttributeValue(s, pa, &g1, 1));
+  OK(F->C_GetAttributeValue(s, pb, &g2, 1));
+  t_rand_bytes(ukm, sizeof ukm);
+  CK_MECHANISM_TYPE mt = n == 64 ? CKM_VKO_GOSTR3410_2012_512 : CKM_GOSTR3410_12_DERIVE;
+  CK_EC_KDF_TYPE kdf = n == 64 ? CKD_NULL : CKD_KDF_GOSTR3411_2012_256;
+  CK_GOSTR3410_DERIVE_PARAMS pa_p = {kdf, qb, 2 * n, ukm, sizeof ukm};
+  CK_GOSTR3410_DERIVE_PARAMS pb_p = {kdf, qa, 2 * n, ukm, sizeof ukm};
+  CK_MECHANISM ma = {mt, &pa_p, sizeof pa_p}, mb = {mt, &pb_p, sizeof pb_p};
+  CK_ATTRIBUTE kt[] = {{CKA_SENSITIVE, &no, 1}, {CKA_EXTRACTABLE, &yes, 1}};
+  CK_OBJECT_HANDLE sa, sb, sc;
+  OK(F->C_DeriveKey(s, &ma, va, kt, 2, &sa));
+  OK(F->C_DeriveKey(s, &mb, vb, kt, 2, &sb));
+  CK_ATTRIBUTE r1 = {CKA_VALUE, ka, sizeof ka}, r2 = {CKA_VALUE, kb, sizeof kb};
+  OK(F->C_GetAttributeValue(s, sa, &r1, 1));
+  OK(F->C_GetAttributeValue(s, sb, &r2, 1));
+  CHECK(r1.ulValueLen == (n == 64 ? 64u : 32u) && r1.ulValueLen == r2.ulValueLen, "VKO length");
+  CHECK_BYTES(ka, kb, r1.ulValueLen, "VKO both sides agree");
+  /* and equal libgostx's VKO on a key pair it made: a known d via import */
+  uint8_t d_le[64];
+  CK_OBJECT_CLASS pc = CKO_PRIVATE_KEY;
+  CK_KEY_TYPE ktp = n == 64 ? CKK_GOSTR3410_512 : CKK_GOSTR3410;
+  CHECK(gostx_gost3410_keygen(c, d, n, qbe, 2 * n) == 0, "keygen");
+  rev(d_le, d, n);
+  CK_ATTRIBUTE imp[] = {{CKA_CLASS, &pc, sizeof pc}, {CKA_KEY_TYPE, &ktp, sizeof ktp},
+                        {CKA_GOSTR3410_PARAMS, der, der_len}, {CKA_VALUE, d_le, n},
+                        {CKA_DERIVE, &yes, 1}};
+  CK_OBJECT_HANDLE vi;
+  OK(F->C_CreateObject(s, imp, 5, &vi));
+  OK(F->C_DeriveKey(s, &ma, vi, kt, 2, &sc));
+  OK(F->C_GetAttributeValue(s, sc, &r1, 1));
+  rev(qbe, qb, n);
+  rev(qbe + n, qb + n, n);
+  CHECK(gostx_gost3410_vko(c, d, n, qbe, 2 * n, ukm, sizeof ukm, want, n == 64 ? 64 : 32) == 0,
+        "libgostx VKO");
+  CHECK_BYTES(ka, want, r1.ulValueLen, "token VKO = libgostx VKO on an imported key");
+  /* a derived key asked sensitive keeps its value */
+  CK_OBJECT_HANDLE sd;
+  OK(F->C_DeriveKey(s, &ma, va, NULL, 0, &sd));
+  CHECK_RV(F->C_GetAttributeValue(s, sd, &r1, 1), CKR_ATTRIBUTE_SENSITIVE, "derived, sensitive");
+}
+
+int main(int argc, char **argv) {
+  t_rand_init();
+  if (argc < 2) {
+    fprintf(stderr, "usage: p11_module_test MODULE\n");
+    return 2;
+  }
+  char dir[] = "/tmp/gostx-p11-test-XXXXXX";
+  if (!mkdtemp(dir))
+    return 2;
+  setenv("GOSTX_PKCS11_DIR", dir, 1);
+  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return 1;
+  }
+  CK_C_GetFunctionList gfl = (CK_C_GetFunctionList)dlsym(lib, "C_GetFunctionList");
+  CK_C_GetInterface gi = (CK_C_GetInterface)dlsym(lib, "C_GetInterface");
+  CHECK(gfl && gi, "C_GetFunctionList and C_GetInterface exported");
+  if (!gfl || !gi)
+    return t_done();
+  OK(gfl(&F));
+  CHECK(F->version.major == 2 && F->version.minor == 40, "2.40 list");
+  CK_INTERFACE *ifc = NULL;
+  OK(gi((CK_UTF8CHAR *)"PKCS 11", NULL, &ifc, 0));
+  CK_FUNCTION_LIST_3_0 *F3 = ifc ? ifc->pFunctionList : NULL;
+  CHECK(F3 && F3->version.major == 3 && F3->C_Sign == F->C_Sign &&
+            F3->C_GetInterface == (CK_C_GetInterface)gi,
+        "3.0 list: same functions, in the standard's places");
+  CK_VERSION v240 = {2, 40};
+  OK(gi(NULL, &v240, &ifc, 0));
+  CHECK(ifc && ifc->pFunctionList == (void *)F, "C_GetInterface 2.40 = C_GetFunctionList's");
+
+  CK_C_INITIALIZE_ARGS ia = {NULL, NULL, NULL, NULL, CKF_OS_LOCKING_OK, NULL};
+  CHECK_RV(F->C_GetInfo(&(CK_INFO){0}), CKR_CRYPTOKI_NOT_INITIALIZED, "before C_Initialize");
+  OK(F->C_Initialize(&ia));
+  CHECK_RV(F->C_Initialize(&ia), CKR_CRYPTOKI_ALREADY_INITIALIZED, "twice");
+
+  CK_ULONG n = 0;
+  CK_SLOT_ID slots[8];
+  OK(F->C_GetSlotList(CK_TRUE, NULL, &n));
+  CHECK(n == 1, "an empty folder: one free slot (%lu)", n);
+  CHECK(!(token_flags(0) & CKF_TOKEN_INITIALIZED), "the free slot's token is not initialised");
+  CK_UTF8CHAR label[32];
+  memset(label, ' ', 32);
+  memcpy(label, "test token", 10);
+  CHECK_RV(F->C_InitToken(0, (CK_UTF8CHAR *)"abc", 3, label), CKR_PIN_LEN_RANGE, "short SO PIN");
+  OK(F->C_InitToken(0, (CK_UTF8CHAR *)SO, strlen(SO), label));
+  n = 8;
+  OK(F->C_GetSlotList(CK_TRUE, NULL, &n));
+  OK(F->C_GetSlotList(CK_TRUE, slots, &n));
+  CHECK(n == 2, "a token and a new free slot (%lu)", n);
+  CK_SLOT_ID slot = slots[0];
+  CK_FLAGS fl = token_flags(slot);
+  CHECK((fl & CKF_TOKEN_INITIALIZED) && !(fl & CKF_USER_PIN_INITIALIZED) && (fl & CKF_RNG) &&
+            (fl & CKF_LOGIN_REQUIRED),
+        "flags after C_InitToken: 0x%lx", fl);
+
+  CK_SESSION_HANDLE s = open_rw(slot);
+  CHECK_RV(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN)), CKR_USER_PIN_NOT_INITIALIZED,
+           "user before C_InitPIN");
+  OK(F->C_Login(s, CKU_SO, (CK_UTF8CHAR *)SO, strlen(SO)));
+  OK(F->C_InitPIN(s, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  OK(F->C_Logout(s));
+  CHECK(token_flags(slot) & CKF_USER_PIN_INITIALIZED, "user PIN initialised");
+
+  /* Wrong PINs: refused by the MGM tag, counted, flags say so. */
+  CHECK_RV(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"wrong-pin", 9), CKR_PIN_INCORRECT, "wrong PIN");
+  CHECK(token_flags(slot) & CKF_USER_PIN_COUNT_LOW, "a wrong PIN sets COUNT_LOW");
+  OK(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  CHECK(!(token_flags(slot) & CKF_USER_PIN_COUNT_LOW), "a right PIN resets the count");
+  CK_SESSION_INFO si;
+  OK(F->C_GetSessionInfo(s, &si));
+  CHECK(si.state == CKS_RW_USER_FUNCTIONS, "session state %lu", si.state);
+
+  for (int c = GOSTX_GOST3410_256_A; c <= GOSTX_GOST3410_512_C; c++) {
+    if (c == GOSTX_GOST3410_512_TEST)
+      continue;
+    key_pair(s, (gostx_gost3410_curve)c);
+  }
+  vko(s, GOSTX_GOST3410_256_A);
+  vko(s, GOSTX_GOST3410_512_A);
+
+  /* Digests equal libgostx's. */
+  CK_MECHANISM dm = {CKM_GOSTR3411_12_256, NULL, 0};
+  uint8_t data[300], dg[64], want[64];
+  CK_ULONG dl = sizeof dg;
+  t_rand_bytes(data, sizeof data);
+  OK(F->C_DigestInit(s, &dm));
+  OK(F->C_DigestUpdate(s, data, 100));
+  OK(F->C_DigestUpdate(s, data + 100, 200));
+  OK(F->C_DigestFinal(s, dg, &dl));
+  gostx_streebog(32, data, sizeof data, want);
+  CHECK(dl == 32, "digest length");
+  CHECK_BYTES(dg, want, 32, "Streebog-256 through the token");
+  dm.mechanism = CKM_GOSTR3411_12_512;
+  dl = sizeof dg;
+  OK(F->C_DigestInit(s, &dm));
+  OK(F->C_Digest(s, data, sizeof data, dg, &dl));
+  gostx_streebog(64, data, sizeof data, want);
+  CHECK_BYTES(dg, want, 64, "Streebog-512 through the token");
+
+  /* A certificate object, its attributes, a change to its label. */
+  CK_OBJECT_CLASS cc = CKO_CERTIFICATE;
+  CK_CERTIFICATE_TYPE ct = CKC_X_509;
+  CK_BBOOL yes = CK_TRUE;
+  uint8_t subj[] = {0x30, 0x00}, cval[] = {0x30, 0x03, 0x02, 0x01, 0x01}, cid[] = {7};
+  CK_ATTRIBUTE ca[] = {{CKA_CLASS, &cc, sizeof cc}, {CKA_CERTIFICATE_TYPE, &ct, sizeof ct},
+                       {CKA_TOKEN, &yes, 1}, {CKA_SUBJECT, subj, 2}, {CKA_VALUE, cval, 5},
+                       {CKA_ID, cid, 1}, {CKA_LABEL, "cert", 4}};
+  CK_OBJECT_HANDLE ch;
+  OK(F->C_CreateObject(s, ca, 7, &ch));
+  CK_ATTRIBUTE q1[] = {{CKA_VALUE, NULL, 0}, {CKA_KEY_TYPE, NULL, 0}};
+  CHECK_RV(F->C_GetAttributeValue(s, ch, q1, 2), CKR_ATTRIBUTE_TYPE_INVALID, "no key type on a cert");
+  CHECK(q1[0].ulValueLen == 5 && q1[1].ulValueLen == CK_UNAVAILABLE_INFORMATION,
+        "length query: %lu, unavailable: %lx", q1[0].ulValueLen, q1[1].ulValueLen);
+  CK_ATTRIBUTE lab = {CKA_LABEL, "renamed", 7};
+  OK(F->C_SetAttributeValue(s, ch, &lab, 1));
+  CK_ATTRIBUTE cls_change = {CKA_CLASS, &cc, sizeof cc};
+  CHECK_RV(F->C_SetAttributeValue(s, ch, &cls_change, 1), CKR_ATTRIBUTE_READ_ONLY, "class fixed");
+  CK_ULONG cnt;
+  CK_OBJECT_HANDLE ss;
+  {
+    CK_OBJECT_CLASS dc = CKO_DATA;
+    CK_ATTRIBUTE da[] = {{CKA_CLASS, &dc, sizeof dc}, {CKA_LABEL, "session", 7}};
+    OK(F->C_CreateObject(s, da, 2, &ss));
+  }
+
+  /* A restart: the token objects are there again, the session one gone,
+   * private ones only after login. */
+  OK(F->C_Finalize(NULL));
+  OK(F->C_Initialize(NULL));
+  s = open_rw(slot);
+  CHECK(find_one(s, CKO_CERTIFICATE, cid, 1, &cnt) && cnt == 1, "certificate after restart");
+  uint8_t kid[2] = {0x42, GOSTX_GOST3410_256_B};
+  find_one(s, CKO_PRIVATE_KEY, kid, 2, &cnt);
+  CHECK(cnt == 0, "private key hidden before login");
+  find_one(s, CKO_PUBLIC_KEY, kid, 2, &cnt);
+  CHECK(cnt == 1, "public key seen before login");
+  char lb[16];
+  CK_ATTRIBUTE lq = {CKA_LABEL, lb, sizeof lb};
+  OK(F->C_GetAttributeValue(s, find_one(s, CKO_CERTIFICATE, cid, 1, &cnt), &lq, 1));
+  CHECK(lq.ulValueLen == 7 && memcmp(lb, "renamed", 7) == 0, "the new label was stored");
+  OK(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  CK_OBJECT_HANDLE k = find_one(s, CKO_PRIVATE_KEY, kid, 2, &cnt);
+  CHECK(cnt == 1, "private key after login");
+  CK_MECHANISM hm = {CKM_GOSTR3410_WITH_GOSTR3411_12_256, NULL, 0};
+  uint8_t sig[64];
+  CK_ULONG sl = sizeof sig;
+  OK(F->C_SignInit(s, &hm, k));
+  OK(F->C_Sign(s, data, 10, sig, &sl));
+  OK(F->C_VerifyInit(s, &hm, find_one(s, CKO_PUBLIC_KEY, kid, 2, &cnt)));
+  OK(F->C_Verify(s, data, 10, sig, sl));
+  CHECK_RV(F->C_DestroyObject(s, k), CKR_OK, "destroy");
+  find_one(s, CKO_PRIVATE_KEY, kid, 2, &cnt);
+  CHECK(cnt == 0, "destroyed");
+
+  /* The wrong PIN count survives a restart; ten lock the PIN. */
+  OK(F->C_Logout(s));
+  for (int i = 0; i < P11_TRIES; i++)
+    CHECK_RV(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"bad-pin!", 8), CKR_PIN_INCORRECT, "wrong PIN");
+  fl = token_flags(slot);
+  CHECK((fl & CKF_USER_PIN_FINAL_TRY) && (fl & CKF_USER_PIN_COUNT_LOW), "final try: 0x%lx", fl);
+  OK(F->C_Finalize(NULL));
+  OK(F->C_Initialize(NULL));
+  s = open_rw(slot);
+  CHECK_RV(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"bad-pin!", 8), CKR_PIN_INCORRECT, "last try");
+  CHECK(token_flags(slot) & CKF_USER_PIN_LOCKED, "locked after ten");
+  CHECK_RV(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN)), CKR_PIN_LOCKED,
+           "locked: even the right PIN refused");
+  /* The SO unlocks it by setting a new user PIN. */
+  OK(F->C_Login(s, CKU_SO, (CK_UTF8CHAR *)SO, strlen(SO)));
+  OK(F->C_InitPIN(s, (CK_UTF8CHAR *)"new-pin-1", 9));
+  OK(F->C_Logout(s));
+  OK(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"new-pin-1", 9));
+  OK(F->C_SetPIN(s, (CK_UTF8CHAR *)"new-pin-1", 9, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  OK(F->C_Logout(s));
+  OK(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  uint8_t rnd[32] = {0}, zero[32] = {0};
+  OK(F->C_GenerateRandom(s, rnd, sizeof rnd));
+  CHECK(memcmp(rnd, zero, 32) != 0, "random bytes");
+  OK(F->C_Finalize(NULL));
+  dlclose(lib);
+
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0)
+    fprintf(stderr, "could not remove %s\n", dir);
+  return t_done();
+}
