@@ -185,6 +185,10 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_sign(gostx_p11_key *k, const uint8_
 GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t *peer_pub,
                                                  size_t pub_len, const uint8_t *ukm,
                                                  size_t ukm_len, uint8_t *out, size_t out_len);
+/* *key made the token key's external key (gostx_gost3410_key_set_external):
+ * every signer and key agreement of the library then signs and derives on
+ * the token. k must outlive *key and every copy of it. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key);
 /* Closes the key's sessions (the module stays loaded). NULL is allowed. */
 GOSTX_API void gostx_p11_key_free(gostx_p11_key *k);
 /* C_Finalize and dlclose of every module loaded; a key opened before must

@@ -259,6 +259,7 @@ static int token_find(p11_module *m, const gostx_p11_uri *u, CK_SLOT_ID *slot, c
       empty++;
       continue;
     }
+    if (!(ti.flags & CKF_TOKEN_INITIALIZED)) continue; /* a blank token holds no key */
     char l[33];
     field_text(ti.label, sizeof ti.label, l);
     size_t at = strlen(seen);
@@ -417,18 +418,22 @@ static int login(gostx_p11_key *k, CK_SESSION_HANDLE s, const gostx_p11_uri *u,
   return ck_fail(rv, "C_Login", k->label);
 }
 
-/* Up to 2 objects of the template: their count (2 = two or more). */
+/* The objects of the template: how many (*count), the first (*obj). */
 static int find(gostx_p11_key *k, CK_SESSION_HANDLE s, CK_ATTRIBUTE *t, CK_ULONG nt,
                 CK_OBJECT_HANDLE *obj, CK_ULONG *count) {
   CK_FUNCTION_LIST *f = k->m->f;
-  CK_OBJECT_HANDLE h[2];
+  CK_OBJECT_HANDLE h[16];
+  CK_ULONG got = 0;
   CK_RV rv = f->C_FindObjectsInit(s, t, nt);
   if (rv != CKR_OK) return ck_fail(rv, "C_FindObjectsInit", k->label);
   *count = 0;
-  rv = f->C_FindObjects(s, h, 2, count);
+  do { /* all of them, so that a message can say how many matched */
+    rv = f->C_FindObjects(s, h, 16, &got);
+    if (rv == CKR_OK && got && !*count) *obj = h[0];
+    if (rv == CKR_OK) *count += got;
+  } while (rv == CKR_OK && got == 16 && *count < 100000);
   f->C_FindObjectsFinal(s);
   if (rv != CKR_OK) return ck_fail(rv, "C_FindObjects", k->label);
-  if (*count) *obj = h[0];
   return 0;
 }
 
@@ -561,9 +566,8 @@ static int key_find(gostx_p11_key *k, CK_SESSION_HANDLE s, const gostx_p11_uri *
   if (rc) return rc;
   if (count != 1)
     return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_OBJECT,
-                           "PKCS#11 token '%s': %s private key matches the URI%s%s%s", k->label,
-                           count ? "more than one" : "no",
-                           (u->has & GOSTX_P11_HAS_OBJECT) ? " object=" : "",
+                           "PKCS#11 token '%s': %lu private keys match the URI%s%s (one must)%s",
+                           k->label, count, (u->has & GOSTX_P11_HAS_OBJECT) ? " object=" : "",
                            (u->has & GOSTX_P11_HAS_OBJECT) ? u->object : "",
                            count ? ": name one with object= or id=" : "");
   CK_KEY_TYPE kt = 0;
@@ -746,6 +750,22 @@ int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t *peer_pub, size_t pub_len,
   }
   gostx__p11_ok();
   return 0;
+}
+
+/* The key object's callbacks (include/gostx/gost3410.h: external keys). */
+static int ops_sign(void *ctx, const uint8_t *digest, size_t digest_len, uint8_t *sig,
+                    size_t sig_len) {
+  return gostx_p11_key_sign(ctx, digest, digest_len, sig, sig_len);
+}
+static int ops_vko(void *ctx, const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+                   size_t ukm_len, uint8_t *out, size_t out_len) {
+  return gostx_p11_key_vko(ctx, peer_pub, pub_len, ukm, ukm_len, out, out_len);
+}
+static const gostx_gost3410_key_ops p11_ops = {ops_sign, ops_vko};
+
+int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key) {
+  if (!k || !key) return GOSTX_EINVAL;
+  return gostx_gost3410_key_set_external(key, k->curve, k->q, 2 * k->len, k->oid, &p11_ops, k);
 }
 
 void gostx_p11_key_free(gostx_p11_key *k) {
