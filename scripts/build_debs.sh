@@ -7,6 +7,8 @@
 #   gostx                  the command, and the systemd units of tls serve and tunnel
 #   openssl-provider-gostx the OpenSSL 3 provider, in OpenSSL's modulesdir
 #   nbdkit-gostx-filter    the nbdkit filter, in nbdkit's filterdir
+#   gostx-pkcs11           the PKCS#11 token module, in libdir/pkcs11, and its
+#                          p11-kit module file
 # Version: the project's (CMakeLists.txt), native (no Debian revision).
 # Architecture: dpkg --print-architecture. Depends: dpkg-shlibdeps, plus the
 # host programs the plugins need. Compiler flags: dpkg-buildflags (Debian's
@@ -49,7 +51,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/u
   -DCMAKE_MODULE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)" \
   -DGOSTX_OPENSSL=ON -DGOSTX_NBDKIT=ON -DGOSTX_OSSL_MODULESDIR="$moddir" -DGOSTX_NBDKIT_FILTERDIR="$filterdir" >/dev/null
 cmake --build "$build" -j "$jobs" --target gostx gostx_shared gostx_cli \
-  gostx_ossl_provider nbdkit_gostx_filter >/dev/null
+  gostx_ossl_provider nbdkit_gostx_filter gostx_pkcs11 >/dev/null
 DESTDIR=$stage cmake --install "$build" >/dev/null
 libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
 libdir=/usr/$libdir
@@ -57,7 +59,8 @@ libdir=/usr/$libdir
 nodbg=(--remove-section=.comment --remove-section=.note)
 strip "${nodbg[@]}" "$stage/usr/bin/gostx"
 strip "${nodbg[@]}" --strip-unneeded "$stage$libdir/libgostx.so.$version" \
-  "$stage$moddir/gostx.so" "$stage$filterdir/nbdkit-gostx-filter.so"
+  "$stage$moddir/gostx.so" "$stage$filterdir/nbdkit-gostx-filter.so" \
+  "$stage$libdir/pkcs11/libgostx-pkcs11.so"
 strip "${nodbg[@]}" --strip-debug --enable-deterministic-archives "$stage$libdir/libgostx.a"
 
 # dpkg-shlibdeps reads debian/control and finds our own shlibs under
@@ -87,6 +90,7 @@ cp integrations/systemd/gostx-tls@.service integrations/systemd/gostx-tunnel@.se
 cp docs/TLS_CLI.md docs/TUNNEL.md "$work/debian/gostx/usr/share/doc/gostx/"
 take openssl-provider-gostx "$moddir/gostx.so"
 take nbdkit-gostx-filter "$filterdir/nbdkit-gostx-filter.so"
+take gostx-pkcs11 "$libdir/pkcs11/libgostx-pkcs11.so" /usr/share/p11-kit/modules/gostx.module
 left=$(find "$stage" -not -type d)
 [ -z "$left" ] || { echo "build_debs: installed but in no package:" >&2; echo "$left" >&2; exit 1; }
 
@@ -180,3 +184,9 @@ deb nbdkit-gostx-filter net "GOST disk encryption filter for nbdkit" "$about
 This package holds an nbdkit filter (--filter=gostx) that serves any
 plugin's disk encrypted with Kuznyechik-XTS (plain, as dm-crypt, or LUKS1)." \
   "Depends: nbdkit (>= $nbd_ver), nbdkit (<< $nbd_next~)" "Enhances: nbdkit"
+deb gostx-pkcs11 libs "GOST software token for PKCS#11" "$about
+
+This package holds libgostx-pkcs11.so, a PKCS#11 module that keeps GOST
+R 34.10-2012 keys in a folder (GOSTX_PKCS11_DIR): key pairs, signatures,
+Streebog digests and VKO through any PKCS#11 application, and a p11-kit
+module file naming it." "Enhances: p11-kit, opensc"

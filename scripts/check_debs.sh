@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/install_user/vector.sh
-pkgs=(libgostx0 libgostx-dev gostx openssl-provider-gostx nbdkit-gostx-filter)
+pkgs=(libgostx0 libgostx-dev gostx openssl-provider-gostx nbdkit-gostx-filter gostx-pkcs11)
 for t in apt-get lintian cc cmake pkg-config readelf openssl nbdkit; do
   command -v "$t" >/dev/null || { echo "check_debs: $t is needed" >&2; exit 1; }
 done
@@ -134,6 +134,20 @@ nbdkit --filter=gostx null --dump-plugin >"$tmp/nbd.txt" 2>&1 \
 nbdkit --filter=gostx null --help >"$tmp/nbd.txt" 2>&1 || true
 grep -q '^filter: gostx ' "$tmp/nbd.txt" || { cat "$tmp/nbd.txt"; fail "nbdkit --help does not show the gostx filter"; }
 echo "check_debs: nbdkit --filter=gostx loads ok"
+
+# 5. The PKCS#11 module, by name through p11-kit's module file (where
+# p11-kit is installed) and by its path.
+p11mod=$(dpkg -L gostx-pkcs11 | grep '/pkcs11/libgostx-pkcs11.so$')
+[ -n "$p11mod" ] || fail "gostx-pkcs11 ships no pkcs11/libgostx-pkcs11.so"
+if command -v p11-kit >/dev/null; then
+  GOSTX_PKCS11_DIR=$tmp/tokens p11-kit list-modules >"$tmp/p11kit.txt" 2>&1 || true
+  grep -q "^gostx:" "$tmp/p11kit.txt" || { cat "$tmp/p11kit.txt"; fail "p11-kit list-modules does not name gostx"; }
+fi
+if command -v pkcs11-tool >/dev/null; then
+  GOSTX_PKCS11_DIR=$tmp/tokens pkcs11-tool --module "$p11mod" -L >"$tmp/p11.txt" 2>&1 \
+    || { cat "$tmp/p11.txt"; fail "pkcs11-tool cannot load $p11mod"; }
+fi
+echo "check_debs: the PKCS#11 module loads ok"
 
 # Purge; nothing may be left: no package state, no file, no ldconfig entry.
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}" >"$tmp/apt.log" 2>&1 \

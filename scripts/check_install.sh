@@ -13,6 +13,8 @@
 #     lists it and it hashes M1 to the same digest;
 #   - the nbdkit filter from its install folder: nbdkit loads it (--dump-plugin)
 #     and its help names it;
+#   - the PKCS#11 token module in LIBDIR/pkcs11 with its p11-kit module file;
+#     pkcs11-tool (where installed) loads it and lists its free slot;
 #   - with no override, the module and the filter go to the folders pkg-config
 #     names for libcrypto (modulesdir) and nbdkit (filterdir) (checked under
 #     DESTDIR, so no root is needed).
@@ -38,7 +40,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$
   -DGOSTX_OSSL_MODULESDIR="$moddir" -DGOSTX_NBDKIT_FILTERDIR="$filterdir" >/dev/null
 # Only what installs (the tests are not installed, and not built here).
 cmake --build "$build" -j "$jobs" --target gostx gostx_shared gostx_cli \
-  gostx_ossl_provider nbdkit_gostx_filter >/dev/null
+  gostx_ossl_provider nbdkit_gostx_filter gostx_pkcs11 >/dev/null
 cmake --install "$build" >"$tmp/install.log"
 
 # What must be there. The library folder is GNUInstallDirs' choice: find it
@@ -118,6 +120,17 @@ nbdkit --filter="$filterdir/nbdkit-gostx-filter.so" null --dump-plugin >"$tmp/nb
 nbdkit --filter="$filterdir/nbdkit-gostx-filter.so" null --help >"$tmp/nbd.txt" 2>&1 || true
 grep -q '^filter: gostx ' "$tmp/nbd.txt" || { cat "$tmp/nbd.txt"; fail "nbdkit --help does not show the gostx filter"; }
 echo "check_install: nbdkit filter loads ok"
+
+# 4b. The PKCS#11 module (docs/PKCS11.md), beside the other modules of
+# libdir/pkcs11, and p11-kit's file naming it.
+[ -e "$libdir/pkcs11/libgostx-pkcs11.so" ] || fail "PKCS#11 module not in $libdir/pkcs11"
+[ -e "$prefix/share/p11-kit/modules/gostx.module" ] || fail "no share/p11-kit/modules/gostx.module"
+if command -v pkcs11-tool >/dev/null; then
+  GOSTX_PKCS11_DIR=$tmp/tokens pkcs11-tool --module "$libdir/pkcs11/libgostx-pkcs11.so" -L >"$tmp/p11.txt" 2>&1 \
+    || { cat "$tmp/p11.txt"; fail "pkcs11-tool cannot load the installed module"; }
+  grep -q "gostx free slot" "$tmp/p11.txt" || { cat "$tmp/p11.txt"; fail "the installed module lists no free slot"; }
+  echo "check_install: PKCS#11 module loads ok"
+fi
 
 # 5. The default folders: with no override, OpenSSL's and nbdkit's own (what
 # pkg-config says), under DESTDIR here.

@@ -13,8 +13,14 @@ venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 "$PYTHON" -m venv "$venv"
 "$venv/bin/pip" install -q ./python pytest numpy gostcrypto mypy "dask[distributed]" \
-  "requests>=2.32.3" "httpx>=0.28" aiohttp lxml
+  "requests>=2.32.3" "httpx>=0.28" aiohttp lxml PyKCS11
 "$venv/bin/python" -m pytest -q python/tests
+# gostx's PKCS#11 token through PyKCS11 from PyPI (tests/pkcs11/), when the
+# earlier stages built the module and the command.
+if [ -e build/libgostx-pkcs11.so ] && [ -x build/gostx ]; then
+  GOSTX_P11_PYTHON="$venv/bin/python" GOSTX=$PWD/build/gostx \
+    bash tests/pkcs11/test_p11_python.sh build/libgostx-pkcs11.so
+fi
 
 # The sdist: built from python/, installed from the tarball alone (no
 # GOSTX_SOURCE_DIR, no repository beside it), then the vectors and the file

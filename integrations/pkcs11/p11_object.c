@@ -695,7 +695,8 @@ static int matches(const p11_obj *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n) {
     const p11_attr *a = p11_attr_find(o, tmpl[i].type);
     if (!a || hidden(o, tmpl[i].type))
       return 0;
-    if (a->len == 1 && tmpl[i].ulValueLen == 1) { /* booleans: any non-zero is true */
+    const attr_rule *r = rule_for(tmpl[i].type, class_bit(p11_attr_ulong(o, CKA_CLASS, ~0UL)));
+    if (r && r->kind == K_BOOL && tmpl[i].ulValueLen == 1) { /* any non-zero is true */
       if (!a->val[0] != !*(const CK_BYTE *)tmpl[i].pValue)
         return 0;
       continue;

@@ -192,17 +192,18 @@ CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR
   memcpy(dir, t->dir, sizeof dir);
   p11_unlock();
   uint8_t mk[P11_MK_LEN];
-  rv = p11_pin_check(dir, user, pPin, ulPinLen, mk);
-  if ((rv = rv == CKR_OK ? p11_enter() : rv) != CKR_OK) {
+  CK_RV check = p11_pin_check(dir, user, pPin, ulPinLen, mk);
+  /* The session may have closed meanwhile (t with it), or another thread
+   * logged in: looked up again under the lock. */
+  if (!(s = p11_begin(hSession, &rv))) {
     gostx_memzero(mk, sizeof mk);
-    if (rv != CKR_CRYPTOKI_NOT_INITIALIZED)
-      p11_lock(), p11_token_refresh(t), p11_unlock();
     return rv;
   }
-  /* The session may have closed meanwhile, or another thread logged in. */
-  if (!(s = p11_session_get(hSession, &rv)) || s->tok != t) {
+  t = s->tok;
+  if (check != CKR_OK) {
     gostx_memzero(mk, sizeof mk);
-    return p11_leave(rv ? rv : CKR_SESSION_HANDLE_INVALID);
+    p11_token_refresh(t); /* the wrong-PIN count it now has */
+    return p11_leave(check);
   }
   if (t->user_in || t->so_in) {
     gostx_memzero(mk, sizeof mk);

@@ -22,13 +22,22 @@
 
 #include "p11.h"
 
-/* PBKDF2-HMAC-Streebog-512 iterations for a new token: about 0.1-0.2 s
- * per C_Login here (docs/PKCS11.md); stored per token, so it can grow. */
-#define P11_PBKDF2_ITER 20000u
+/* PBKDF2-HMAC-Streebog-512 iterations for a new token: about 0.2 s per
+ * C_Login on a 2020s x86-64 core (docs/PKCS11.md). Stored per token, so
+ * it can grow. GOSTX_PKCS11_KDF_ITER (1000 .. 10^7) sets it for tokens
+ * made while it is set: the tests' fast tokens. */
+#define P11_PBKDF2_ITER 100000u
+
+static uint32_t new_token_iterations(void) {
+  const char *e = getenv("GOSTX_PKCS11_KDF_ITER");
+  char *end;
+  unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
+  return e && *e && *end == 0 && v >= 1000 && v <= 10000000 ? (uint32_t)v : P11_PBKDF2_ITER;
+}
 
 #define META_MAGIC "GXP11TK1"
 #define OBJ_MAGIC "GXP11OB1"
-enum { SALT = 32, NONCE = 16, TAG = 16 };
+enum { SALT = 32, NONCE = 16, TAG = 16, SUM = 32 };
 /* token.meta: magic, serial, label, iterations, flags, user and SO wrong
  * PIN counts, then the SO and the user PIN slot (salt, nonce, wrapped
  * master key, tag). */
@@ -333,7 +342,7 @@ static CK_RV meta_new(uint8_t m[META_LEN], const char serial[17], const char *la
   memcpy(m, META_MAGIC, 8);
   memcpy(m + M_SERIAL, serial, 16);
   memcpy(m + M_LABEL, label, 32);
-  put32(m + M_ITER, P11_PBKDF2_ITER);
+  put32(m + M_ITER, new_token_iterations());
   if (gostx_random_bytes(mk, sizeof mk) != 0)
     return CKR_DEVICE_ERROR;
   CK_RV rv = slot_wrap(m, 0, so_pin, so_len, mk);
@@ -433,12 +442,28 @@ static size_t obj_aad(const uint8_t *hdr, const char *name, uint8_t *aad) {
   return 38;
 }
 
+/* A public object's checksum: Streebog-256 of its associated data and
+ * body. Not a MAC (anyone may rewrite a public object's file, as anyone
+ * may call C_SetAttributeValue on it); it tells a damaged file. */
+static CK_RV plain_sum(const uint8_t *hdr, const char *name, const uint8_t *body, size_t len,
+                       uint8_t out[SUM]) {
+  gostx_streebog_ctx h;
+  uint8_t aad[64];
+  size_t alen = obj_aad(hdr, name, aad);
+  if (gostx_streebog_init(&h, SUM) != 0)
+    return CKR_GENERAL_ERROR;
+  gostx_streebog_update(&h, aad, alen);
+  gostx_streebog_update(&h, body, len);
+  gostx_streebog_final(&h, out);
+  return CKR_OK;
+}
+
 CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11_attr *a, size_t n,
                     uint64_t stamp[3]) {
   size_t body = 4;
   for (size_t i = 0; i < n; i++)
     body += 12 + a[i].len;
-  size_t total = 16 + body + (encrypt ? NONCE + TAG : 0);
+  size_t total = 16 + body + (encrypt ? NONCE + TAG : SUM);
   uint8_t *buf = malloc(total), *p, aad[64];
   if (!buf)
     return CKR_HOST_MEMORY;
@@ -469,6 +494,8 @@ CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11
     } else if (rv == CKR_OK) {
       rv = CKR_FUNCTION_FAILED;
     }
+  } else {
+    rv = plain_sum(buf, name, plain, body, plain + body);
   }
   if (rv == CKR_OK) {
     int fd = lock_take(t->dir, LOCK_EX);
@@ -530,10 +557,13 @@ CK_RV p11_obj_read(const p11_token *t, const char *name, int *encrypted, p11_att
   }
   uint32_t body = get32(buf + 12);
   *encrypted = (int)get32(buf + 8);
-  if (len != 16 + (size_t)body + (*encrypted ? NONCE + TAG : 0)) {
+  uint8_t sum[SUM];
+  if (len != 16 + (size_t)body + (*encrypted ? NONCE + TAG : SUM)) {
     rv = CKR_DEVICE_ERROR;
   } else if (!*encrypted) {
-    rv = parse_body(buf + 16, body, a, n);
+    rv = plain_sum(buf, name, buf + 16, body, sum);
+    if (rv == CKR_OK)
+      rv = memcmp(sum, buf + 16 + body, SUM) == 0 ? parse_body(buf + 16, body, a, n) : CKR_DEVICE_ERROR;
   } else if (t->user_in) {
     gostx_cipher c;
     uint8_t *plain = malloc(body ? body : 1);

@@ -18,6 +18,8 @@ set_target_properties(gostx_pkcs11 PROPERTIES
 # list-modules` and p11-kit-proxy users find it by name.
 include(GNUInstallDirs)
 install(TARGETS gostx_pkcs11 LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkcs11)
+install(FILES ${CMAKE_SOURCE_DIR}/integrations/pkcs11/gostx.module
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/p11-kit/modules)
 
 # Tests: the module through its function list (C), and consumers we did
 # not write (OpenSC's pkcs11-tool, GnuTLS's p11tool, PyKCS11, openssl with
@@ -30,3 +32,19 @@ add_dependencies(p11_module_test gostx_pkcs11)
 add_test(NAME test_p11_module
          COMMAND p11_module_test $<TARGET_FILE:gostx_pkcs11>)
 set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME test_p11_tools
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
+set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
+add_executable(p11_stress ${CMAKE_SOURCE_DIR}/tests/pkcs11/p11_stress.c)
+target_link_libraries(p11_stress PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
+target_include_directories(p11_stress PRIVATE ${CMAKE_SOURCE_DIR}/lib)
+set_target_properties(p11_stress PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME test_p11_stress
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_stress.sh
+                 $<TARGET_FILE:gostx_pkcs11> $<TARGET_FILE:p11_stress>)
+set_tests_properties(test_p11_stress PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME test_p11_python
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_python.sh $<TARGET_FILE:gostx_pkcs11>)
+set_tests_properties(test_p11_python PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)

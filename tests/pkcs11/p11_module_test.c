@@ -7,6 +7,7 @@
  * digests, VKO, and the objects found again after a restart.
  * argv[1]: the module. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,27 @@ static const char SO[] = "so-secret", PIN[] = "user-1234";
     CK_RV rv_ = (expr);                                                                        \
     CHECK(rv_ == (want), "%s: 0x%lx, want 0x%lx", (what), (unsigned long)rv_, (unsigned long)(want)); \
   } while (0)
+
+/* The application's own locking, for C_Initialize without
+ * CKF_OS_LOCKING_OK: the module must use these (counted) mutexes. */
+static int g_app_locks;
+static CK_RV app_create(CK_VOID_PTR_PTR m) {
+  pthread_mutex_t *p = malloc(sizeof *p);
+  if (!p || pthread_mutex_init(p, NULL) != 0)
+    return CKR_HOST_MEMORY;
+  *m = p;
+  return CKR_OK;
+}
+static CK_RV app_destroy(CK_VOID_PTR m) {
+  pthread_mutex_destroy(m);
+  free(m);
+  return CKR_OK;
+}
+static CK_RV app_lock(CK_VOID_PTR m) {
+  g_app_locks++;
+  return pthread_mutex_lock(m) == 0 ? CKR_OK : CKR_MUTEX_BAD;
+}
+static CK_RV app_unlock(CK_VOID_PTR m) { return pthread_mutex_unlock(m) == 0 ? CKR_OK : CKR_MUTEX_BAD; }
 
 static CK_FLAGS token_flags(CK_SLOT_ID slot) {
   CK_TOKEN_INFO ti;
@@ -223,6 +245,7 @@ int main(int argc, char **argv) {
   if (!mkdtemp(dir))
     return 2;
   setenv("GOSTX_PKCS11_DIR", dir, 1);
+  setenv("GOSTX_PKCS11_KDF_ITER", "2000", 1); /* a fast token: many logins below */
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -323,16 +346,19 @@ int main(int argc, char **argv) {
                        {CKA_TOKEN, &yes, 1}, {CKA_SUBJECT, subj, 2}, {CKA_VALUE, cval, 5},
                        {CKA_ID, cid, 1}, {CKA_LABEL, "cert", 4}};
   CK_OBJECT_HANDLE ch;
+  CK_ULONG cnt;
   OK(F->C_CreateObject(s, ca, 7, &ch));
   CK_ATTRIBUTE q1[] = {{CKA_VALUE, NULL, 0}, {CKA_KEY_TYPE, NULL, 0}};
   CHECK_RV(F->C_GetAttributeValue(s, ch, q1, 2), CKR_ATTRIBUTE_TYPE_INVALID, "no key type on a cert");
   CHECK(q1[0].ulValueLen == 5 && q1[1].ulValueLen == CK_UNAVAILABLE_INFORMATION,
         "length query: %lu, unavailable: %lx", q1[0].ulValueLen, q1[1].ulValueLen);
+  uint8_t other_id[] = {9};
+  find_one(s, CKO_CERTIFICATE, other_id, 1, &cnt);
+  CHECK(cnt == 0, "a one-byte CKA_ID matches only itself (%lu found)", cnt);
   CK_ATTRIBUTE lab = {CKA_LABEL, "renamed", 7};
   OK(F->C_SetAttributeValue(s, ch, &lab, 1));
   CK_ATTRIBUTE cls_change = {CKA_CLASS, &cc, sizeof cc};
   CHECK_RV(F->C_SetAttributeValue(s, ch, &cls_change, 1), CKR_ATTRIBUTE_READ_ONLY, "class fixed");
-  CK_ULONG cnt;
   CK_OBJECT_HANDLE ss;
   {
     CK_OBJECT_CLASS dc = CKO_DATA;
@@ -393,6 +419,16 @@ int main(int argc, char **argv) {
   uint8_t rnd[32] = {0}, zero[32] = {0};
   OK(F->C_GenerateRandom(s, rnd, sizeof rnd));
   CHECK(memcmp(rnd, zero, 32) != 0, "random bytes");
+  OK(F->C_Finalize(NULL));
+
+  /* The application's mutexes, as C_Initialize's arguments allow. */
+  CK_C_INITIALIZE_ARGS half = {app_create, NULL, NULL, NULL, 0, NULL};
+  CHECK_RV(F->C_Initialize(&half), CKR_ARGUMENTS_BAD, "some mutex callbacks but not all");
+  CK_C_INITIALIZE_ARGS app = {app_create, app_destroy, app_lock, app_unlock, 0, NULL};
+  OK(F->C_Initialize(&app));
+  n = 8;
+  OK(F->C_GetSlotList(CK_TRUE, slots, &n));
+  CHECK(g_app_locks > 0, "the application's mutex used (%d locks)", g_app_locks);
   OK(F->C_Finalize(NULL));
   dlclose(lib);
 
