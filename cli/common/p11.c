@@ -80,7 +80,13 @@ static opened *open_list;
 /* The key of uri, opened once: 0, or a CLI exit code after one line. */
 static int p11_open(const char *uri, const pin_ask *ask, gostx_p11_key **out) {
   for (opened *o = open_list; o; o = o->next)
-    if (!strcmp(o->uri, uri)) {
+    if (!strcmp(o->uri, uri)) { /* again (a server's reload): still there? */
+      if (gostx_p11_key_check(o->key)) {
+        char msg[512];
+        gostx_p11_error(msg, sizeof msg);
+        cli_err("%s", msg);
+        return CLI_EXIT_FAIL;
+      }
       *out = o->key;
       return 0;
     }

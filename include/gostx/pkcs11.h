@@ -189,6 +189,12 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t
  * every signer and key agreement of the library then signs and derives on
  * the token. k must outlive *key and every copy of it. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key);
+/* Whether the key's token is still there (C_GetTokenInfo, and a session
+ * of the key's still valid): 0, or GOSTX_EIO with GOSTX_P11_REMOVED when
+ * the token was removed. For a long-lived program before it reuses a key
+ * (a server's reload); signing reports a removal by itself only when the
+ * module does in C_Sign. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_check(gostx_p11_key *k);
 /* Closes the key's sessions (the module stays loaded). NULL is allowed. */
 GOSTX_API void gostx_p11_key_free(gostx_p11_key *k);
 /* C_Finalize and dlclose of every module loaded; a key opened before must

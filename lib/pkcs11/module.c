@@ -752,6 +752,24 @@ int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t *peer_pub, size_t pub_len,
   return 0;
 }
 
+int gostx_p11_key_check(gostx_p11_key *k) {
+  if (!k) return GOSTX_EINVAL;
+  CK_TOKEN_INFO ti;
+  CK_SESSION_HANDLE s;
+  /* The token's state, and one of the key's sessions: a token pulled out
+   * and put back has lost them, and its login with them. */
+  CK_RV rv = k->m->f->C_GetTokenInfo(k->slot, &ti);
+  if (rv != CKR_OK) return ck_fail(rv, "C_GetTokenInfo", k->label);
+  int rc = session_take(k, &s);
+  if (rc) return rc;
+  CK_SESSION_INFO si;
+  rv = k->m->f->C_GetSessionInfo(s, &si);
+  session_give(k, s, rv == CKR_OK);
+  if (rv != CKR_OK) return ck_fail(rv, "C_GetSessionInfo", k->label);
+  gostx__p11_ok();
+  return 0;
+}
+
 /* The key object's callbacks (include/gostx/gost3410.h: external keys). */
 static int ops_sign(void *ctx, const uint8_t *digest, size_t digest_len, uint8_t *sig,
                     size_t sig_len) {

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Keys on a PKCS#11 token through `pkcs11:` URIs (docs/PKCS11.md), against
+# gostx's own module (build/libgostx-pkcs11.so) with tokens under a scratch
+# GOSTX_PKCS11_DIR, made and filled with OpenSC's pkcs11-tool (a consumer we
+# did not write): 256- and 512-bit keys generated on the token; gostx sign
+# (checked by gostx verify and openssl + gost-engine), pkey -pubout, req
+# -x509 and x509 -req -CA with the CA key and certificate on the token, cms
+# -sign (checked by gostx cms -verify and openssl cms), xml sign, tls serve
+# with the server's key and certificate on the token against tls client;
+# and the refusals: the private half and pkcs12 -export (non-extractable),
+# pin-value on the command line, a wrong PIN tried once (the token's
+# counter shows one failure), a locked PIN, a token removed while tls serve
+# holds its key (named when the server reloads). Skipped (77) without the module or pkcs11-tool.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/cli_common.sh" p11_cli
+MOD=$(dirname "$G")/libgostx-pkcs11.so
+[ -f "$MOD" ] || { echo "$MOD not built: skipping"; exit 77; }
+command -v pkcs11-tool >/dev/null || { echo "pkcs11-tool (OpenSC) not installed: skipping"; exit 77; }
+export GOSTX_PKCS11_DIR=$T/tokens
+mkdir -p "$GOSTX_PKCS11_DIR"
+unset GOSTX_PKCS11_PIN
+P11=(pkcs11-tool --module "$MOD")
+echo 1234 >"$T/pin"
+chmod 600 "$T/pin"
+
+# mktoken LABEL: a token with SO PIN 87654321 and user PIN 1234, made in
+# the module's free slot (pkcs11-tool would take the first slot)
+mktoken() {
+  local free
+  free=$("${P11[@]}" -L 2>/dev/null | sed -n 's/^Slot [0-9]* (\(0x[0-9a-f]*\)): gostx free slot.*/\1/p')
+  [ -n "$free" ] && "${P11[@]}" --slot "$free" --init-token --label "$1" --so-pin 87654321 >/dev/null 2>&1 &&
+    "${P11[@]}" --token-label "$1" --login --login-type so --so-pin 87654321 --init-pin \
+      --pin 1234 >/dev/null 2>&1
+}
+# The IDs have two bytes: the module's C_FindObjects takes any 1-byte
+# attribute for a boolean, so that CKA_ID 01 matched 02 as well.
+mktoken t1 && "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen \
+  --key-type GOSTR3410-2012-256:B --label k256 --id 0a01 >/dev/null 2>&1 &&
+  "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410-2012-512:A \
+    --label k512 --id 0a02 >/dev/null 2>&1 || { echo "FAIL: pkcs11-tool could not make the token"; exit 1; }
+K256="pkcs11:token=t1;object=k256;type=private?module-path=$MOD&pin-source=$T/pin"
+K512="pkcs11:token=t1;object=k512?module-path=$MOD&pin-source=file:$T/pin"
+echo "data to sign" >"$T/msg"
+have_engine=0
+command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 && have_engine=1
+
+# sign and verify with both keys, the PIN from pin-source, -passin and the environment
+"$G" pkey -i "$K256" -pubout -o "$T/k256.pub" 2>"$T/err" || bad "pkey -pubout 256: $(cat "$T/err")"
+"$G" pkey -i "pkcs11:token=t1;object=k512?module-path=$MOD" -passin "file:$T/pin" -pubout \
+  -o "$T/k512.pub" 2>"$T/err" || bad "pkey -pubout 512 -passin: $(cat "$T/err")"
+"$G" sign -k "$K256" -o "$T/s256" "$T/msg" 2>"$T/err" || bad "sign 256: $(cat "$T/err")"
+GOSTX_PKCS11_PIN=1234 "$G" sign -k "pkcs11:token=t1;object=k512?module-path=$MOD" -o "$T/s512" \
+  "$T/msg" </dev/null 2>"$T/err" || bad "sign 512 with GOSTX_PKCS11_PIN: $(cat "$T/err")"
+for b in 256 512; do
+  check "gostx verify $b" "$G" verify -k "$T/k$b.pub" -signature "$T/s$b" "$T/msg" >/dev/null 2>&1
+  if [ $have_engine = 1 ]; then
+    openssl dgst -engine gost -md_gost12_$b -verify "$T/k$b.pub" -signature "$T/s$b" "$T/msg" \
+      >"$T/out" 2>&1 && grep -q 'Verified OK' "$T/out" && ok || bad "openssl verifies $b: $(cat "$T/out")"
+  fi
+done
+
+# the private half stays on the token
+"$G" pkey -i "$K256" -o "$T/priv.pem" 2>"$T/err"
+[ $? = 1 ] && grep -q 'on a token and cannot be exported' "$T/err" && [ ! -e "$T/priv.pem" ] && ok ||
+  bad "pkey writes the token's private key: $(cat "$T/err")"
+
+# a CA on the token: its self-signed certificate stored beside its key
+# (same CKA_ID), then taken from there by -CA; a 512-bit signer it issues
+"$G" req -x509 -ca -key "$K256" -subj /CN=Token-CA -out "$T/ca.pem" 2>"$T/err" || bad "req -x509: $(cat "$T/err")"
+"$G" x509 -in "$T/ca.pem" -outform DER -out "$T/ca.der" 2>/dev/null ||
+  openssl x509 -in "$T/ca.pem" -outform DER -out "$T/ca.der"
+"${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/ca.der" --type cert --id 0a01 \
+  --label k256 >/dev/null 2>&1 || bad "pkcs11-tool stores the CA certificate"
+"$G" req -new -key "$K512" -subj /CN=Token-signer -addext "keyUsage = digitalSignature" \
+  -addext "subjectAltName = DNS:localhost" -out "$T/s512.csr" 2>"$T/err" || bad "req -new: $(cat "$T/err")"
+"$G" x509 -req -in "$T/s512.csr" -CA "$K256" -copy_extensions copy -out "$T/s512.pem" 2>"$T/err" ||
+  bad "x509 -req -CA on the token: $(cat "$T/err")"
+check "x509 verify of what the token CA issued" "$G" x509 verify -CAfile "$T/ca.pem" "$T/s512.pem" \
+  >/dev/null
+openssl x509 -in "$T/s512.pem" -outform DER -out "$T/s512.der" 2>/dev/null
+"${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/s512.der" --type cert --id 0a02 \
+  --label k512 >/dev/null 2>&1 || bad "pkcs11-tool stores the signer's certificate"
+
+# CMS: the signer's certificate and key both from the token
+"$G" cms -sign -signer "$K512" -inkey "$K512" -in "$T/msg" -nodetach -out "$T/msg.p7s" 2>"$T/err" ||
+  bad "cms -sign: $(cat "$T/err")"
+"$G" cms -verify -in "$T/msg.p7s" -CAfile "$T/ca.pem" -out "$T/msg.out" 2>"$T/err" &&
+  cmp -s "$T/msg" "$T/msg.out" && ok || bad "cms -verify: $(cat "$T/err")"
+if [ $have_engine = 1 ]; then
+  openssl cms -engine gost -verify -in "$T/msg.p7s" -inform PEM -CAfile "$T/ca.pem" -binary \
+    -out "$T/msg.ossl" >/dev/null 2>"$T/err" && cmp -s "$T/msg" "$T/msg.ossl" && ok ||
+    bad "openssl cms -verify: $(tail -2 "$T/err")"
+fi
+
+# XMLDSig
+if "$G" xml --help >/dev/null 2>&1; then
+  printf '<doc><item Id="a">text</item></doc>' >"$T/in.xml"
+  "$G" xml sign -in "$T/in.xml" -ref '' -key "$K512" -cert "$K512" -out "$T/signed.xml" 2>"$T/err" ||
+    bad "xml sign: $(cat "$T/err")"
+  check "xml verify" "$G" xml verify -in "$T/signed.xml" -CAfile "$T/ca.pem" >/dev/null 2>&1
+fi
+
+# pkcs12 -export of a token key: refused by name
+"$G" pkcs12 -export -inkey "$K512" -in "$T/s512.pem" -passout pass:x -out "$T/x.pfx" 2>"$T/err"
+[ $? = 1 ] && grep -q 'cannot be exported' "$T/err" && [ ! -e "$T/x.pfx" ] && ok ||
+  bad "pkcs12 -export of a token key: $(cat "$T/err")"
+
+# pin-value on the command line: refused, saying why and what to use instead
+"$G" sign -k "pkcs11:token=t1;object=k256?module-path=$MOD&pin-value=1234" -o "$T/x" "$T/msg" 2>"$T/err"
+[ $? = 2 ] && grep -q 'visible to other users' "$T/err" && grep -q 'pin-source' "$T/err" && ok ||
+  bad "pin-value accepted: $(cat "$T/err")"
+# URIs that name nothing
+"$G" sign -k "pkcs11:token=t1?module-path=$MOD" -passin "file:$T/pin" -o "$T/x" "$T/msg" 2>"$T/err"
+[ $? = 1 ] && grep -q '2 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
+"$G" sign -k "pkcs11:token=none;object=k256?module-path=$MOD" -o "$T/x" "$T/msg" 2>"$T/err"
+[ $? = 1 ] && grep -q "no PKCS#11 token matches.*its tokens: 't1'" "$T/err" && ok || bad "no token: $(cat "$T/err")"
+"$G" sign -k "pkcs11:object=k256?module-path=$T/none.so" -o "$T/x" "$T/msg" 2>"$T/err"
+[ $? = 1 ] && grep -q "cannot load PKCS#11 module $T/none.so" "$T/err" && ok || bad "no module: $(cat "$T/err")"
+"$G" sign -k "pkcs11:object=k256;vendor-x=1?module-path=$MOD" -o "$T/x" "$T/msg" 2>"$T/err"
+[ $? = 1 ] && grep -q "'vendor-x' is not one gostx knows" "$T/err" && ok || bad "vendor attribute: $(cat "$T/err")"
+
+# PINs on a token of their own: one wrong PIN is one failure on the
+# token's counter (token.meta's user failure count, 4 bytes big-endian at
+# offset 64), never retried; the tenth locks the PIN, and then it is named
+# as locked without a try.
+mktoken t2 && "${P11[@]}" --token-label t2 -l --pin 1234 --keypairgen \
+  --key-type GOSTR3410-2012-256:A --label k --id 0b01 >/dev/null 2>&1 || bad "token t2"
+META=$(ls "$GOSTX_PKCS11_DIR"/*/token.meta | while read -r f; do
+  grep -q t2 "$f" && echo "$f"; done | head -1)
+fails() { echo $(( $(od -An -tu1 -j64 -N4 "$META" | awk '{print $1*16777216+$2*65536+$3*256+$4}') )); }
+K2="pkcs11:token=t2;object=k?module-path=$MOD"
+"$G" sign -k "$K2" -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] && grep -q "wrong PIN for PKCS#11 token 't2' (CKR_PIN_INCORRECT; not retried" "$T/err" &&
+  [ "$(fails)" = 1 ] && ok || bad "wrong PIN: rc $rc, counter $(fails): $(cat "$T/err")"
+for i in 2 3 4 5 6 7 8 9; do "$G" sign -k "$K2" -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"; done
+[ "$(fails)" = 9 ] && grep -q 'one more wrong PIN will lock it' "$T/err" && ok ||
+  bad "after 9 wrong PINs: counter $(fails): $(cat "$T/err")"
+"$G" sign -k "$K2" -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"
+grep -q 'the user PIN is now locked' "$T/err" && ok || bad "the tenth wrong PIN: $(cat "$T/err")"
+"$G" sign -k "$K2" -passin pass:1234 -o "$T/x" "$T/msg" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] && grep -q "the user PIN of PKCS#11 token 't2' is locked" "$T/err" && [ "$(fails)" = 10 ] && ok ||
+  bad "locked PIN: rc $rc: $(cat "$T/err")"
+
+# TLS: the server's certificate and key on the token; then the token
+# removed (its folder moved away) while the server runs
+TLS_HERE=$HERE/net
+. "$HERE/net/tls_common.sh"
+PIDS=()
+trap 'pids_stop; rm -rf "$T"' EXIT
+if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$(cat "$T/echo.port")" \
+  --cert "$K512" --key "$K512" --threads 1; then
+  echo "over a token key" | timeout "$(bound 20)" "$G" tls client "127.0.0.1:$PORT" --ca "$T/ca.pem" \
+    --servername localhost --close-on-eof >"$T/tls.out" 2>"$T/tls.err"
+  grep -q 'over a token key' "$T/tls.out" && ok || bad "tls client to a token-keyed server: $(cat "$T/tls.err" "$T/srv.log")"
+  TOK1=$(dirname "$(ls "$GOSTX_PKCS11_DIR"/*/token.meta | while read -r f; do grep -q t1 "$f" && echo "$f"; done | head -1)")
+  # The module signs with what it holds in memory until it looks at the
+  # folder again; a reload (SIGHUP) makes gostx check the token, and the
+  # refusal names the removal (the old key stays in use, as for any
+  # refused reload).
+  mv "$TOK1" "$T/away"
+  kill -HUP "$PID"
+  for _ in $(seq $(bound 100)); do grep -q 'reload refused' "$T/srv.log" && break; sleep 0.05; done
+  grep -q "PKCS#11 token 't1' was removed" "$T/srv.log" && grep -q 'reload refused' "$T/srv.log" && ok ||
+    bad "token removed under tls serve: $(cat "$T/srv.log")"
+else
+  bad "tls serve with a token key did not start"
+fi
+finish
