@@ -58,8 +58,11 @@ typedef struct gostx_tls gostx_tls;
 GOSTX_API gostx_tls_config *gostx_tls_config_new(gostx_tls_role role);
 GOSTX_API void gostx_tls_config_free(gostx_tls_config *cfg);
 /* The certificate chain this side presents, leaf first (DER each), and its
- * private key (a key object with its private part, copied); the key must
- * match the leaf (GOSTX_EINVAL otherwise). */
+ * private key (a key object with its private part, copied: for an external
+ * key, gostx_gost3410_key_set_external, its ops and ctx, which must outlive
+ * the config and every connection made from it); the key must match the
+ * leaf (GOSTX_EINVAL otherwise). A failing callback fails the handshake
+ * with its code (gostx_tls_handshake's result). */
 GOSTX_API int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
                                          const size_t *der_len, size_t n);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_config_set_key(gostx_tls_config *cfg,

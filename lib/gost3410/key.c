@@ -78,7 +78,8 @@ int gostx__key_from_d(gostx_gost3410_key *key, gostx_gost3410_curve curve, const
 }
 
 int gostx_gost3410_key_is_private(const gostx_gost3410_key *key) {
-  return key && (key->ops || key->has_private);
+  /* ops without sign is no key set_external made: never called */
+  return key && (key->ops ? key->ops->sign != NULL : key->has_private);
 }
 
 /* The key's own length matches its curve: the struct is the caller's. */

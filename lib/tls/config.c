@@ -141,9 +141,9 @@ int gostx_tls_config_set_key(gostx_tls_config *cfg, const gostx_gost3410_key *ke
   /* The key is the caller's struct: d's Q is computed again, an external
    * key's Q checked (its d is not here) */
   gostx_gost3410_key k;
-  int rc = key->ops ? gostx_gost3410_key_set_external(&k, curve, key->q, 2 * key->len, key->oid,
+  int rc = key->ops ? gostx_gost3410_key_set_external(&k, curve, key->q, 2 * key->len, NULL,
                                                       key->ops, key->ops_ctx)
-                    : gostx_gost3410_key_set_private(&k, curve, key->d, key->len, key->oid);
+                    : gostx_gost3410_key_set_private(&k, curve, key->d, key->len, NULL);
   if (rc != GOSTX_OK) {
     gostx_gost3410_key_clear(&k);
     return cfg_error(cfg, rc, "invalid private key", NULL, 0);
