@@ -68,7 +68,9 @@ int main(int argc, char **argv) {
   setenv("GOSTX_PKCS11_DIR", dir, 1);
   setenv("GOSTX_PKCS11_KDF_ITER", "2000", 1); /* a fast token: many logins below */
   void *lib = dlopen(argv[1], RTLD_NOW);
-  CK_C_GetFunctionList gfl = lib ? (CK_C_GetFunctionList)dlsym(lib, "C_GetFunctionList") : NULL;
+  CK_C_GetFunctionList gfl = NULL;
+  if (lib) /* POSIX's way to take a function from dlsym without an ISO C cast */
+    *(void **)&gfl = dlsym(lib, "C_GetFunctionList");
   if (!gfl) {
     fprintf(stderr, "p11_speed: %s\n", dlerror());
     return 1;

@@ -8,6 +8,7 @@
  *   p11_session.c  sessions and login
  *   p11_object.c   objects and attributes, C_FindObjects*
  *   p11_mech.c     mechanisms: sign/verify, digest, derive, keygen, random
+ *   p11_secret.c   secret keys: C_GenerateKey, HMAC-Streebog, ECB and MGM
  *   p11_unsupported.c  a "not supported" body for every other function
  *
  * Locking: one module lock (g_p11.lock) guards every table (slots, tokens,
@@ -97,12 +98,20 @@ CK_RV p11_pin_check(const char *dir, int user, const uint8_t *pin, size_t pin_le
 CK_RV p11_pin_set(const char *dir, int user, const uint8_t *pin, size_t pin_len,
                   const uint8_t mk[P11_MK_LEN]);
 CK_RV p11_token_refresh(p11_token *t); /* re-reads label, flags, counters */
+/* rv from the store as a session function answers it: a token folder
+ * found gone marks the token removed and is CKR_DEVICE_REMOVED. */
+CK_RV p11_gone(p11_token *t, CK_RV rv);
 
 /* Objects on disk: o-<16 hex>.obj, each written whole. */
 CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11_attr *a, size_t n,
                     uint64_t stamp[3]);
 CK_RV p11_obj_read(const p11_token *t, const char *name, int *encrypted, p11_attr **a, size_t *n,
                    uint64_t stamp[3]);
+/* An object's body: the count, then (type: 8 bytes, length: 4, value)
+ * per attribute, big-endian. encode with out NULL gives the length;
+ * decode takes exactly that form (CKR_DEVICE_ERROR otherwise). */
+size_t p11_attrs_encode(const p11_attr *a, size_t n, uint8_t *out);
+CK_RV p11_attrs_decode(const uint8_t *p, size_t len, p11_attr **out, size_t *out_n);
 CK_RV p11_obj_unlink(const p11_token *t, const char *name);
 /* The object files of t: names[] (each 24 bytes), their stamps (inode,
  * mtime ns, size), under the lock file's shared lock. */
@@ -148,10 +157,22 @@ typedef struct p11_op {
   gostx_gost3410_curve curve;
   size_t len;        /* 32 or 64 */
   uint8_t key[128];  /* sign: d big-endian; verify: Q big-endian */
-  int hashing;       /* the mechanism hashes the data with Streebog */
+  int hashing;       /* the mechanism hashes the data with Streebog (or HMACs it) */
   gostx_streebog_ctx h;
+  int hmac;          /* HMAC-Streebog (len: the MAC's length), not a signature */
+  gostx_hmac_ctx mac;
   int multi;         /* an Update was called */
 } p11_op;
+
+/* An encryption or decryption (p11_secret.c): single-part. */
+typedef struct p11_cop {
+  int active;
+  CK_MECHANISM_TYPE mech;
+  gostx_cipher c;
+  uint8_t nonce[16];
+  uint8_t *aad; /* MGM's additional data, a copy */
+  size_t aad_len, tag_len;
+} p11_cop;
 
 typedef struct p11_session {
   CK_SESSION_HANDLE h;
@@ -162,6 +183,7 @@ typedef struct p11_session {
   size_t n_found, pos;
   int finding;
   p11_op sign, verify, digest;
+  p11_cop enc, dec;
 } p11_session;
 
 /* Under the lock: the session, or NULL (then *rv says why). */
@@ -174,6 +196,13 @@ void p11_sessions_free(void);
 void p11_session_count(const p11_token *t, CK_ULONG *all, CK_ULONG *rw);
 int p11_token_has_sessions(const p11_token *t);
 void p11_op_clear(p11_op *op);
+
+/* ---- secret keys (p11_secret.c) ---- */
+/* Whether m is an HMAC mechanism; p11_hmac_init sets op up for it with
+ * the secret key o (CKA_SIGN or CKA_VERIFY as is_sign): 0 or a CKR. */
+int p11_is_hmac(CK_MECHANISM_TYPE m);
+CK_RV p11_hmac_init(p11_op *op, const p11_obj *o, const CK_MECHANISM *m, int is_sign);
+void p11_cop_clear(p11_cop *op);
 
 /* ---- mechanisms (p11_mech.c) ---- */
 CK_RV p11_mech_list(CK_MECHANISM_TYPE *out, CK_ULONG *count);

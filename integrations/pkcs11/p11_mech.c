@@ -29,6 +29,15 @@ static const mech_row MECHS[] = {
     {CKM_GOSTR3411_12_512, 0, 0, CKF_DIGEST},
     {CKM_GOSTR3410_12_DERIVE, 256, 512, CKF_DERIVE},
     {CKM_VKO_GOSTR3410_2012_512, 512, 512, CKF_DERIVE},
+    {CKM_GOSTR3411_12_256_HMAC, 8, 4096, CKF_SIGN | CKF_VERIFY},
+    {CKM_GOSTR3411_12_512_HMAC, 8, 4096, CKF_SIGN | CKF_VERIFY},
+    {CKM_KUZNYECHIK_KEY_GEN, 32, 32, CKF_GENERATE},
+    {CKM_MAGMA_KEY_GEN, 32, 32, CKF_GENERATE},
+    {CKM_GENERIC_SECRET_KEY_GEN, 8, 4096, CKF_GENERATE},
+    {CKM_KUZNYECHIK_ECB, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
+    {CKM_MAGMA_ECB, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
+    {CKM_KUZNYECHIK_MGM, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
+    {CKM_MAGMA_MGM, 32, 32, CKF_ENCRYPT | CKF_DECRYPT},
 };
 enum { N_MECHS = sizeof MECHS / sizeof MECHS[0] };
 
@@ -78,6 +87,12 @@ static CK_RV op_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJECT_H
     return p11_leave(CKR_ARGUMENTS_BAD);
   if (op->active)
     return p11_leave(CKR_OPERATION_ACTIVE);
+  if (p11_is_hmac(m->mechanism)) {
+    p11_obj *k = p11_obj_get(hKey);
+    if (!k || !p11_obj_visible(k, s->tok))
+      return p11_leave(CKR_KEY_HANDLE_INVALID);
+    return p11_leave(p11_hmac_init(op, k, m, is_sign));
+  }
   size_t want;
   int hashing;
   if (sign_mech(m->mechanism, &want, &hashing) != 0)
@@ -153,7 +168,10 @@ static CK_RV op_update(CK_SESSION_HANDLE hSession, int which, const uint8_t *dat
     return p11_leave(CKR_FUNCTION_NOT_SUPPORTED);
   }
   op->multi = 1;
-  gostx_streebog_update(&op->h, data, len);
+  if (op->hmac)
+    gostx_hmac_update(&op->mac, data, len);
+  else
+    gostx_streebog_update(&op->h, data, len);
   return p11_leave(CKR_OK);
 }
 
@@ -181,7 +199,7 @@ static p11_op *finish_begin(CK_SESSION_HANDLE hSession, int which, const uint8_t
     *rv = p11_leave(bad);
     return NULL;
   }
-  CK_ULONG need = which == 0 ? 2 * op->len : op->len;
+  CK_ULONG need = which == 0 && !op->hmac ? 2 * op->len : op->len;
   if (!out || *out_len < need) {
     *out_len = need;
     *rv = p11_leave(out ? CKR_BUFFER_TOO_SMALL : CKR_OK);
@@ -203,6 +221,14 @@ static CK_RV sign_end(CK_SESSION_HANDLE hSession, const uint8_t *data, CK_ULONG 
   p11_op_clear(op);
   p11_unlock();
   uint8_t digest[64], rs[128];
+  if (local.hmac) {
+    if (single)
+      gostx_hmac_update(&local.mac, data, data_len);
+    gostx_hmac_final(&local.mac, sig);
+    p11_op_clear(&local);
+    *sig_len = n;
+    return CKR_OK;
+  }
   if (local.hashing) {
     if (single)
       gostx_streebog_update(&local.h, data, data_len);
@@ -251,7 +277,7 @@ static CK_RV verify_end(CK_SESSION_HANDLE hSession, const uint8_t *data, CK_ULON
     rv = CKR_FUNCTION_NOT_SUPPORTED;
   else if (single && !local.hashing && data_len != n)
     rv = CKR_DATA_LEN_RANGE;
-  else if (sig_len != 2 * n)
+  else if (sig_len != (local.hmac ? n : 2 * n))
     rv = CKR_SIGNATURE_LEN_RANGE;
   p11_unlock();
   if (rv != CKR_OK) {
@@ -259,6 +285,15 @@ static CK_RV verify_end(CK_SESSION_HANDLE hSession, const uint8_t *data, CK_ULON
     return rv;
   }
   uint8_t digest[64], rs[128];
+  if (local.hmac) { /* the MAC again, compared in constant time */
+    if (single)
+      gostx_hmac_update(&local.mac, data, data_len);
+    gostx_hmac_final(&local.mac, digest);
+    p11_op_clear(&local);
+    int same = gostx_memeq_ct(digest, sig, n) == 0;
+    gostx_memzero(digest, sizeof digest);
+    return same ? CKR_OK : CKR_SIGNATURE_INVALID;
+  }
   if (local.hashing) {
     if (single)
       gostx_streebog_update(&local.h, data, data_len);

@@ -326,8 +326,12 @@ static CK_RV check_gost_key(attr_list *l, int cbit) {
   if (h) {
     const uint8_t *want;
     size_t wl = p11_streebog_der(len, &want);
-    /* 256-bit keys may name GOST R 34.11-94's parameters (2001 keys). */
-    if ((h->len != wl || memcmp(h->val, want, wl) != 0) && len == 64)
+    /* 256-bit keys may also name GOST R 34.11-94's CryptoPro parameters,
+     * as 2001 keys do (the mechanisms here hash with Streebog anyway). */
+    static const uint8_t GOST94_CP[] = {0x06, 0x07, 0x2a, 0x85, 0x03, 0x02, 0x02, 0x1e, 0x01};
+    int streebog = h->len == wl && memcmp(h->val, want, wl) == 0;
+    int gost94 = len == 32 && h->len == sizeof GOST94_CP && memcmp(h->val, GOST94_CP, h->len) == 0;
+    if (!streebog && !gost94)
       return CKR_ATTRIBUTE_VALUE_INVALID;
   } else {
     const uint8_t *der;
@@ -336,6 +340,7 @@ static CK_RV check_gost_key(attr_list *l, int cbit) {
     if (rv != CKR_OK)
       return rv;
   }
+  v = list_get(l, CKA_VALUE); /* list_set may have moved the list */
   uint8_t be[128], pub[128];
   int r;
   if (cbit == C_PRIV) {
@@ -463,7 +468,7 @@ CK_RV p11_obj_create(p11_token *t, CK_SESSION_HANDLE owner, const CK_ATTRIBUTE *
     if (token)
       p11_obj_unlink(t, o->name);
     obj_free(o);
-    return rv;
+    return p11_gone(t, rv);
   }
   *h = o->h;
   return CKR_OK;
@@ -484,11 +489,8 @@ CK_RV p11_objs_sync(p11_token *t) {
   uint64_t(*stamps)[3];
   size_t n;
   CK_RV rv = p11_obj_list(t, &names, &stamps, &n);
-  if (rv != CKR_OK) {
-    if (rv == CKR_TOKEN_NOT_PRESENT)
-      t->removed = 1;
-    return rv;
-  }
+  if (rv != CKR_OK)
+    return p11_gone(t, rv);
   for (size_t i = 0; i < g_objs.n; i++)
     if (g_objs.o[i])
       g_objs.o[i]->seen = 0;
@@ -580,7 +582,7 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject) {
   if (!p11_attr_bool(o, CKA_DESTROYABLE, 1))
     return p11_leave(CKR_ACTION_PROHIBITED);
   if (o->token && (rv = p11_obj_unlink(o->tok, o->name)) != CKR_OK)
-    return p11_leave(rv);
+    return p11_leave(p11_gone(o->tok, rv));
   obj_remove(o);
   return p11_leave(CKR_OK);
 }
@@ -668,7 +670,7 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
     rv = p11_obj_write(o->tok, o->name, o->priv, l.a, l.n, o->stamp);
   if (rv != CKR_OK) {
     p11_attrs_free(l.a, l.n);
-    return p11_leave(rv);
+    return p11_leave(p11_gone(o->tok, rv));
   }
   p11_attrs_free(o->a, o->n);
   o->a = l.a, o->n = l.n;
@@ -683,10 +685,7 @@ CK_RV C_GetObjectSize(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_U
     return rv;
   if (!pulSize)
     return p11_leave(CKR_ARGUMENTS_BAD);
-  CK_ULONG size = 4;
-  for (size_t i = 0; i < o->n; i++)
-    size += 12 + o->a[i].len;
-  *pulSize = size;
+  *pulSize = (CK_ULONG)p11_attrs_encode(o->a, o->n, NULL); /* what its file holds */
   return p11_leave(CKR_OK);
 }
 

@@ -40,6 +40,8 @@ static void session_free(p11_session *s) {
   p11_op_clear(&s->sign);
   p11_op_clear(&s->verify);
   p11_op_clear(&s->digest);
+  p11_cop_clear(&s->enc);
+  p11_cop_clear(&s->dec);
   free(s->found);
   free(s);
 }
@@ -203,7 +205,7 @@ CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR
   if (check != CKR_OK) {
     gostx_memzero(mk, sizeof mk);
     p11_token_refresh(t); /* the wrong-PIN count it now has */
-    return p11_leave(check);
+    return p11_leave(p11_gone(t, check));
   }
   if (t->user_in || t->so_in) {
     gostx_memzero(mk, sizeof mk);

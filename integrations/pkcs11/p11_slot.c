@@ -16,6 +16,13 @@ static struct {
   char base[4096];
 } g_slots;
 
+CK_RV p11_gone(p11_token *t, CK_RV rv) {
+  if (rv != CKR_TOKEN_NOT_PRESENT)
+    return rv;
+  t->removed = 1;
+  return CKR_DEVICE_REMOVED;
+}
+
 p11_slot *p11_slot_get(CK_SLOT_ID id) { return id < g_slots.n ? &g_slots.s[id] : NULL; }
 
 static int is_serial(const char *s) {
@@ -91,7 +98,8 @@ CK_RV p11_slots_scan(void) {
     memcpy(found[n++], e->d_name, 17);
   }
   closedir(d);
-  qsort(found, n, sizeof *found, cmp_str);
+  if (n)
+    qsort(found, n, sizeof *found, cmp_str);
   for (size_t i = 0; i < n && rv == CKR_OK; i++)
     rv = slot_add(found[i]);
   free(found);

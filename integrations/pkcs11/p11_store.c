@@ -458,20 +458,13 @@ static CK_RV plain_sum(const uint8_t *hdr, const char *name, const uint8_t *body
   return CKR_OK;
 }
 
-CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11_attr *a, size_t n,
-                    uint64_t stamp[3]) {
-  size_t body = 4;
+size_t p11_attrs_encode(const p11_attr *a, size_t n, uint8_t *out) {
+  size_t len = 4;
   for (size_t i = 0; i < n; i++)
-    body += 12 + a[i].len;
-  size_t total = 16 + body + (encrypt ? NONCE + TAG : SUM);
-  uint8_t *buf = malloc(total), *p, aad[64];
-  if (!buf)
-    return CKR_HOST_MEMORY;
-  memcpy(buf, OBJ_MAGIC, 8);
-  put32(buf + 8, encrypt ? 1u : 0u);
-  put32(buf + 12, (uint32_t)body);
-  p = buf + 16 + (encrypt ? NONCE : 0);
-  uint8_t *plain = p;
+    len += 12 + a[i].len;
+  if (!out)
+    return len;
+  uint8_t *p = out;
   put32(p, (uint32_t)n), p += 4;
   for (size_t i = 0; i < n; i++) {
     put32(p, (uint32_t)((uint64_t)a[i].type >> 32)), put32(p + 4, (uint32_t)a[i].type);
@@ -479,6 +472,23 @@ CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11
     if (a[i].len)
       memcpy(p, a[i].val, a[i].len), p += a[i].len;
   }
+  return len;
+}
+
+CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11_attr *a, size_t n,
+                    uint64_t stamp[3]) {
+  size_t body = p11_attrs_encode(a, n, NULL);
+  if (body > UINT32_MAX - 64)
+    return CKR_DEVICE_MEMORY;
+  size_t total = 16 + body + (encrypt ? NONCE + TAG : SUM);
+  uint8_t *buf = malloc(total), aad[64];
+  if (!buf)
+    return CKR_HOST_MEMORY;
+  memcpy(buf, OBJ_MAGIC, 8);
+  put32(buf + 8, encrypt ? 1u : 0u);
+  put32(buf + 12, (uint32_t)body);
+  uint8_t *plain = buf + 16 + (encrypt ? NONCE : 0);
+  p11_attrs_encode(a, n, plain);
   CK_RV rv = CKR_OK;
   if (encrypt) {
     gostx_cipher c;
@@ -507,8 +517,7 @@ CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11
   return rv;
 }
 
-/* Parses an object body: count, then (type, length, value) each. */
-static CK_RV parse_body(const uint8_t *p, size_t len, p11_attr **out, size_t *out_n) {
+CK_RV p11_attrs_decode(const uint8_t *p, size_t len, p11_attr **out, size_t *out_n) {
   if (len < 4)
     return CKR_DEVICE_ERROR;
   uint32_t n = get32(p);
@@ -563,7 +572,7 @@ CK_RV p11_obj_read(const p11_token *t, const char *name, int *encrypted, p11_att
   } else if (!*encrypted) {
     rv = plain_sum(buf, name, buf + 16, body, sum);
     if (rv == CKR_OK)
-      rv = memcmp(sum, buf + 16 + body, SUM) == 0 ? parse_body(buf + 16, body, a, n) : CKR_DEVICE_ERROR;
+      rv = memcmp(sum, buf + 16 + body, SUM) == 0 ? p11_attrs_decode(buf + 16, body, a, n) : CKR_DEVICE_ERROR;
   } else if (t->user_in) {
     gostx_cipher c;
     uint8_t *plain = malloc(body ? body : 1);
@@ -572,7 +581,7 @@ CK_RV p11_obj_read(const p11_token *t, const char *name, int *encrypted, p11_att
       size_t alen = obj_aad(buf, name, aad);
       if (gostx_mgm_decrypt(&c, buf + 16, aad, alen, buf + 16 + NONCE, body,
                             buf + 16 + NONCE + body, TAG, plain) == 0)
-        rv = parse_body(plain, body, a, n);
+        rv = p11_attrs_decode(plain, body, a, n);
       else
         rv = CKR_DEVICE_ERROR; /* damaged, or from before a C_InitToken */
       gostx_cipher_clear(&c);

@@ -7,7 +7,16 @@ file(GLOB GOSTX_P11_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/integrations/p
 add_library(gostx_pkcs11 SHARED ${GOSTX_P11_SOURCES})
 target_include_directories(gostx_pkcs11 PRIVATE ${CMAKE_SOURCE_DIR}/lib)
 target_link_libraries(gostx_pkcs11 PRIVATE gostx Threads::Threads)
-target_link_options(gostx_pkcs11 PRIVATE -Wl,--exclude-libs,ALL -Wl,-z,defs)
+# -z nodelete: libgostx keeps per-curve tables for the process's life
+# (lib/gost3410's comb tables); a dlclose would drop them unfreed, and a
+# dlopen again would build them anew, so the module stays loaded once
+# loaded (LeakSanitizer found 1.6 MB per load-unload cycle).
+target_link_options(gostx_pkcs11 PRIVATE -Wl,--exclude-libs,ALL -Wl,-z,nodelete)
+# Every symbol resolved at link time (a typo cannot wait for dlopen), except
+# in sanitizer builds, whose runtime the loading program brings.
+if(NOT GOSTX_SANITIZE)
+  target_link_options(gostx_pkcs11 PRIVATE -Wl,-z,defs)
+endif()
 set_target_properties(gostx_pkcs11 PROPERTIES
   OUTPUT_NAME gostx-pkcs11 PREFIX lib
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
@@ -32,10 +41,6 @@ add_dependencies(p11_module_test gostx_pkcs11)
 add_test(NAME test_p11_module
          COMMAND p11_module_test $<TARGET_FILE:gostx_pkcs11>)
 set_tests_properties(test_p11_module PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
-add_test(NAME test_p11_tools
-         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
-set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
-                     ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
 add_executable(p11_stress ${CMAKE_SOURCE_DIR}/tests/pkcs11/p11_stress.c)
 target_link_libraries(p11_stress PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 target_include_directories(p11_stress PRIVATE ${CMAKE_SOURCE_DIR}/lib)
@@ -44,7 +49,16 @@ add_test(NAME test_p11_stress
          COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_stress.sh
                  $<TARGET_FILE:gostx_pkcs11> $<TARGET_FILE:p11_stress>)
 set_tests_properties(test_p11_stress PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
-add_test(NAME test_p11_python
-         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_python.sh $<TARGET_FILE:gostx_pkcs11>)
-set_tests_properties(test_p11_python PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
-                     ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
+# The consumers we did not write load the module into their own process:
+# one built with sanitizers (they are not), for another architecture or
+# emulating AVX-512 cannot be, so those builds leave these two out.
+if(NOT (GOSTX_SANITIZE OR CMAKE_CROSSCOMPILING OR GOSTX_EMULATE_AVX512))
+  add_test(NAME test_p11_tools
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
+  set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
+  add_test(NAME test_p11_python
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_python.sh $<TARGET_FILE:gostx_pkcs11>)
+  set_tests_properties(test_p11_python PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
+endif()

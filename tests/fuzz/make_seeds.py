@@ -4,7 +4,7 @@ to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_ike_engine fuzz_tls_record fuzz_tls12_record
-         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms fuzz_cms_cli
+         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms fuzz_cms_cli fuzz_p11_object
          (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
        tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12 fuzz_cms
          (fuzz_cms: the EnvelopedData shapes only gostx writes, beside the ones above)"""
@@ -698,6 +698,20 @@ def cms_cli_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_cms_cli", i, s)
 
+# fuzz_p11_object: object bodies of gostx's PKCS#11 token (integrations/
+# pkcs11/p11_store.c): a count, then (type 8, length 4, value) each.
+def p11_body(attrs):
+    return len(attrs).to_bytes(4, "big") + b"".join(
+        t.to_bytes(8, "big") + len(v).to_bytes(4, "big") + v for t, v in attrs)
+
+def p11_object_seeds():
+    ul = lambda v: v.to_bytes(8, "little")  # CK_ULONG as the module stores it (x86-64)
+    put("fuzz_p11_object", 0, p11_body([]))
+    put("fuzz_p11_object", 1, p11_body([(0, ul(2)), (1, b"\1"), (3, b"k256"), (0x102, b"\1"),
+                                        (0x250, bytes.fromhex("06072a850302022301")),
+                                        (0x11, pattern(64)), (0x110, b""), (0x80000000d4321003, b"")]))
+    put("fuzz_p11_object", 2, p11_body([(0, ul(1)), (0x101, pattern(40, 2)), (0x11, pattern(600, 3))]))
+
 NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds, "fuzz_cms": cms_gostx_seeds}
 if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12 fuzz_cms
     for n in sys.argv[3:]:
@@ -708,7 +722,8 @@ NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_ike_engine": ike_engine_
                   "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
                   "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds,
-                  "fuzz_cms": cms_seeds, "fuzz_cms_cli": cms_cli_seeds}
+                  "fuzz_cms": cms_seeds, "fuzz_cms_cli": cms_cli_seeds,
+                  "fuzz_p11_object": p11_object_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))

@@ -235,6 +235,86 @@ static void vko(CK_SESSION_HANDLE s, gostx_gost3410_curve c) {
   CHECK_RV(F->C_GetAttributeValue(s, sd, &r1, 1), CKR_ATTRIBUTE_SENSITIVE, "derived, sensitive");
 }
 
+/* Secret keys: made on the token, HMAC-Streebog, ECB and MGM, each
+ * against libgostx on the same key (read back: asked extractable). */
+static void secret(CK_SESSION_HANDLE s) {
+  CK_BBOOL yes = CK_TRUE, no = CK_FALSE;
+  CK_ULONG len = 40;
+  CK_MECHANISM gen = {CKM_GENERIC_SECRET_KEY_GEN, NULL, 0};
+  CK_ATTRIBUTE gt[] = {{CKA_VALUE_LEN, &len, sizeof len}, {CKA_SENSITIVE, &no, 1},
+                       {CKA_EXTRACTABLE, &yes, 1}};
+  CK_OBJECT_HANDLE hk;
+  OK(F->C_GenerateKey(s, &gen, gt, 3, &hk));
+  uint8_t key[64], data[200], mac[64], want[64];
+  CK_ATTRIBUTE kv = {CKA_VALUE, key, sizeof key};
+  OK(F->C_GetAttributeValue(s, hk, &kv, 1));
+  CHECK(kv.ulValueLen == 40, "generic secret of CKA_VALUE_LEN bytes (%lu)", kv.ulValueLen);
+  t_rand_bytes(data, sizeof data);
+  for (int big = 0; big < 2; big++) {
+    size_t n = big ? 64 : 32;
+    CK_MECHANISM hm = {big ? CKM_GOSTR3411_12_512_HMAC : CKM_GOSTR3411_12_256_HMAC, NULL, 0};
+    CK_ULONG ml = sizeof mac;
+    OK(F->C_SignInit(s, &hm, hk));
+    OK(F->C_SignUpdate(s, data, 77));
+    OK(F->C_SignUpdate(s, data + 77, sizeof data - 77));
+    OK(F->C_SignFinal(s, mac, &ml));
+    CHECK(gostx_hmac(n, key, 40, data, sizeof data, want) == 0, "libgostx HMAC");
+    CHECK(ml == n, "HMAC length %lu", ml);
+    CHECK_BYTES(mac, want, n, "HMAC-Streebog through the token");
+    OK(F->C_VerifyInit(s, &hm, hk));
+    OK(F->C_Verify(s, data, sizeof data, mac, ml));
+    mac[3] ^= 1;
+    OK(F->C_VerifyInit(s, &hm, hk));
+    CHECK_RV(F->C_Verify(s, data, sizeof data, mac, ml), CKR_SIGNATURE_INVALID, "changed MAC");
+  }
+  for (int magma = 0; magma < 2; magma++) {
+    CK_MECHANISM kg = {magma ? CKM_MAGMA_KEY_GEN : CKM_KUZNYECHIK_KEY_GEN, NULL, 0};
+    CK_ATTRIBUTE ct[] = {{CKA_ENCRYPT, &yes, 1}, {CKA_DECRYPT, &yes, 1}, {CKA_SENSITIVE, &no, 1},
+                         {CKA_EXTRACTABLE, &yes, 1}};
+    CK_OBJECT_HANDLE ck;
+    OK(F->C_GenerateKey(s, &kg, ct, 4, &ck));
+    OK(F->C_GetAttributeValue(s, ck, &kv, 1));
+    CHECK(kv.ulValueLen == 32, "cipher key length");
+    const gostx_cipher *c = t_cipher(magma ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK, key);
+    size_t n = magma ? 8 : 16;
+    uint8_t out[300], back[300], ref[300], tag[16], nonce[16];
+    CK_ULONG ol = sizeof out, bl = sizeof back;
+    CK_MECHANISM ecb = {magma ? CKM_MAGMA_ECB : CKM_KUZNYECHIK_ECB, NULL, 0};
+    OK(F->C_EncryptInit(s, &ecb, ck));
+    OK(F->C_Encrypt(s, data, 10 * n, out, &ol));
+    CHECK(gostx_ecb_encrypt(c, data, 10 * n, ref) == 0 && ol == 10 * n, "libgostx ECB");
+    CHECK_BYTES(out, ref, 10 * n, "ECB through the token");
+    OK(F->C_DecryptInit(s, &ecb, ck));
+    OK(F->C_Decrypt(s, out, ol, back, &bl));
+    CHECK_BYTES(back, data, 10 * n, "ECB decrypts");
+    OK(F->C_EncryptInit(s, &ecb, ck));
+    CHECK_RV(F->C_Encrypt(s, data, n + 1, out, &ol), CKR_DATA_LEN_RANGE, "ECB, not whole blocks");
+
+    t_rand_bytes(nonce, sizeof nonce);
+    nonce[0] &= 0x7f;
+    CK_GCM_PARAMS gp = {nonce, n, 8 * n, data + 150, 20, 8 * n};
+    CK_MECHANISM mgm = {magma ? CKM_MAGMA_MGM : CKM_KUZNYECHIK_MGM, &gp, sizeof gp};
+    ol = 0;
+    OK(F->C_EncryptInit(s, &mgm, ck));
+    OK(F->C_Encrypt(s, data, 100, NULL, &ol));
+    CHECK(ol == 100 + n, "MGM length query: %lu", ol);
+    OK(F->C_Encrypt(s, data, 100, out, &ol));
+    CHECK(gostx_mgm_encrypt(c, nonce, data + 150, 20, data, 100, ref, tag, n) == 0, "libgostx MGM");
+    CHECK_BYTES(out, ref, 100, "MGM ciphertext through the token");
+    CHECK_BYTES(out + 100, tag, n, "MGM tag through the token");
+    bl = sizeof back;
+    OK(F->C_DecryptInit(s, &mgm, ck));
+    OK(F->C_Decrypt(s, out, ol, back, &bl));
+    CHECK(bl == 100, "MGM plaintext length");
+    CHECK_BYTES(back, data, 100, "MGM decrypts");
+    out[5] ^= 1;
+    OK(F->C_DecryptInit(s, &mgm, ck));
+    CHECK_RV(F->C_Decrypt(s, out, ol, back, &bl), CKR_ENCRYPTED_DATA_INVALID, "MGM, changed");
+    CK_MECHANISM other = {magma ? CKM_KUZNYECHIK_ECB : CKM_MAGMA_ECB, NULL, 0};
+    CHECK_RV(F->C_EncryptInit(s, &other, ck), CKR_KEY_TYPE_INCONSISTENT, "the other cipher's mechanism");
+  }
+}
+
 int main(int argc, char **argv) {
   t_rand_init();
   if (argc < 2) {
@@ -251,8 +331,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen: %s\n", dlerror());
     return 1;
   }
-  CK_C_GetFunctionList gfl = (CK_C_GetFunctionList)dlsym(lib, "C_GetFunctionList");
-  CK_C_GetInterface gi = (CK_C_GetInterface)dlsym(lib, "C_GetInterface");
+  /* POSIX's way to take a function from dlsym without an ISO C cast */
+  CK_C_GetFunctionList gfl;
+  CK_C_GetInterface gi;
+  *(void **)&gfl = dlsym(lib, "C_GetFunctionList");
+  *(void **)&gi = dlsym(lib, "C_GetInterface");
   CHECK(gfl && gi, "C_GetFunctionList and C_GetInterface exported");
   if (!gfl || !gi)
     return t_done();
@@ -317,6 +400,7 @@ int main(int argc, char **argv) {
   }
   vko(s, GOSTX_GOST3410_256_A);
   vko(s, GOSTX_GOST3410_512_A);
+  secret(s);
 
   /* Digests equal libgostx's. */
   CK_MECHANISM dm = {CKM_GOSTR3411_12_256, NULL, 0};
@@ -419,6 +503,26 @@ int main(int argc, char **argv) {
   uint8_t rnd[32] = {0}, zero[32] = {0};
   OK(F->C_GenerateRandom(s, rnd, sizeof rnd));
   CHECK(memcmp(rnd, zero, 32) != 0, "random bytes");
+  OK(F->C_Finalize(NULL));
+
+  /* A token whose folder goes away under an open session: named as
+   * removed, not as some other failure. */
+  OK(F->C_Initialize(NULL));
+  n = 8;
+  OK(F->C_GetSlotList(CK_TRUE, NULL, &n));
+  OK(F->C_InitToken(n - 1, (CK_UTF8CHAR *)SO, strlen(SO), label));
+  CK_TOKEN_INFO gti;
+  OK(F->C_GetTokenInfo(n - 1, &gti));
+  s = open_rw(n - 1);
+  char gone[200];
+  snprintf(gone, sizeof gone, "rm -rf '%s/%.16s'", dir, (const char *)gti.serialNumber);
+  CHECK(system(gone) == 0, "%s", gone);
+  CK_OBJECT_CLASS any = CKO_DATA;
+  CK_ATTRIBUTE ft = {CKA_CLASS, &any, sizeof any};
+  CHECK_RV(F->C_FindObjectsInit(s, &ft, 1), CKR_DEVICE_REMOVED, "folder gone: find");
+  CHECK_RV(F->C_Login(s, CKU_SO, (CK_UTF8CHAR *)SO, strlen(SO)), CKR_DEVICE_REMOVED,
+           "folder gone: login");
+  CHECK_RV(F->C_GetTokenInfo(n - 1, &gti), CKR_TOKEN_NOT_PRESENT, "folder gone: token info");
   OK(F->C_Finalize(NULL));
 
   /* The application's mutexes, as C_Initialize's arguments allow. */

@@ -120,7 +120,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   void *lib = dlopen(argv[1], RTLD_NOW);
-  CK_C_GetFunctionList gfl = lib ? (CK_C_GetFunctionList)dlsym(lib, "C_GetFunctionList") : NULL;
+  CK_C_GetFunctionList gfl = NULL;
+  if (lib) /* POSIX's way to take a function from dlsym without an ISO C cast */
+    *(void **)&gfl = dlsym(lib, "C_GetFunctionList");
   if (!gfl) {
     fprintf(stderr, "p11_stress: %s\n", dlerror());
     return 1;
