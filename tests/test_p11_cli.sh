@@ -5,7 +5,8 @@
 # did not write): 256- and 512-bit keys generated on the token; gostx sign
 # (checked by gostx verify and openssl + gost-engine), pkey -pubout, req
 # -x509 and x509 -req -CA with the CA key and certificate on the token, cms
-# -sign (checked by gostx cms -verify and openssl cms), xml sign, tls serve
+# -sign (checked by gostx cms -verify and openssl cms), cms -decrypt (VKO
+# on the token), xml sign, tls serve
 # with the server's key and certificate on the token against tls client;
 # and the refusals: the private half and pkcs12 -export (non-extractable),
 # pin-value on the command line, a wrong PIN tried once (the token's
@@ -37,7 +38,7 @@ mktoken() {
 mktoken t1 && "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen \
   --key-type GOSTR3410-2012-256:B --label k256 --id 0a01 >/dev/null 2>&1 &&
   "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410-2012-512:A \
-    --label k512 --id 0a02 >/dev/null 2>&1 || { echo "FAIL: pkcs11-tool could not make the token"; exit 1; }
+    --label k512 --id 0a02 --usage-sign --usage-derive >/dev/null 2>&1 || { echo "FAIL: pkcs11-tool could not make the token"; exit 1; }
 K256="pkcs11:token=t1;object=k256;type=private?module-path=$MOD&pin-source=$T/pin"
 K512="pkcs11:token=t1;object=k512?module-path=$MOD&pin-source=file:$T/pin"
 echo "data to sign" >"$T/msg"
@@ -71,7 +72,7 @@ done
   openssl x509 -in "$T/ca.pem" -outform DER -out "$T/ca.der"
 "${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/ca.der" --type cert --id 0a01 \
   --label k256 >/dev/null 2>&1 || bad "pkcs11-tool stores the CA certificate"
-"$G" req -new -key "$K512" -subj /CN=Token-signer -addext "keyUsage = digitalSignature" \
+"$G" req -new -key "$K512" -subj /CN=Token-signer -addext "keyUsage = digitalSignature,keyAgreement" \
   -addext "subjectAltName = DNS:localhost" -out "$T/s512.csr" 2>"$T/err" || bad "req -new: $(cat "$T/err")"
 "$G" x509 -req -in "$T/s512.csr" -CA "$K256" -copy_extensions copy -out "$T/s512.pem" 2>"$T/err" ||
   bad "x509 -req -CA on the token: $(cat "$T/err")"
@@ -91,6 +92,12 @@ if [ $have_engine = 1 ]; then
     -out "$T/msg.ossl" >/dev/null 2>"$T/err" && cmp -s "$T/msg" "$T/msg.ossl" && ok ||
     bad "openssl cms -verify: $(tail -2 "$T/err")"
 fi
+
+# CMS decryption: the key agreement (VKO) on the token, for a recipient
+# whose 512-bit key and certificate are there
+"$G" cms -encrypt -recip "$T/s512.pem" -in "$T/msg" -out "$T/msg.enc" 2>"$T/err" || bad "cms -encrypt: $(cat "$T/err")"
+"$G" cms -decrypt -in "$T/msg.enc" -recip "$K512" -inkey "$K512" -out "$T/msg.dec" 2>"$T/err" &&
+  cmp -s "$T/msg" "$T/msg.dec" && ok || bad "cms -decrypt with the token's key: $(cat "$T/err")"
 
 # XMLDSig
 if "$G" xml --help >/dev/null 2>&1; then
@@ -129,8 +136,23 @@ META=$(ls "$GOSTX_PKCS11_DIR"/*/token.meta | while read -r f; do
   grep -q t2 "$f" && echo "$f"; done | head -1)
 fails() { echo $(( $(od -An -tu1 -j64 -N4 "$META" | awk '{print $1*16777216+$2*65536+$3*256+$4}') )); }
 K2="pkcs11:token=t2;object=k?module-path=$MOD"
-"$G" sign -k "$K2" -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"
-rc=$?
+# The first wrong PIN through OpenSC's pkcs11-spy (found by module-name in
+# the system's module folder; it forwards to $PKCS11SPY and logs each
+# call), so the log shows the one C_Login; without the spy, directly.
+SPY=
+for d in /usr/lib/x86_64-linux-gnu/pkcs11 /usr/lib/aarch64-linux-gnu/pkcs11 /usr/lib64/pkcs11 /usr/lib/pkcs11; do
+  [ -f "$d/pkcs11-spy.so" ] && SPY=1
+done
+if [ -n "$SPY" ]; then
+  PKCS11SPY=$MOD PKCS11SPY_OUTPUT=$T/spy.log "$G" sign -k "pkcs11:token=t2;object=k?module-name=pkcs11-spy" \
+    -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"
+  rc=$?
+  [ "$(grep -c '^[0-9]*: C_Login$' "$T/spy.log")" = 1 ] && ok ||
+    bad "C_Login calls for one wrong PIN: $(grep -c '^[0-9]*: C_Login$' "$T/spy.log")"
+else
+  "$G" sign -k "$K2" -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"
+  rc=$?
+fi
 [ $rc = 1 ] && grep -q "wrong PIN for PKCS#11 token 't2' (CKR_PIN_INCORRECT; not retried" "$T/err" &&
   [ "$(fails)" = 1 ] && ok || bad "wrong PIN: rc $rc, counter $(fails): $(cat "$T/err")"
 for i in 2 3 4 5 6 7 8 9; do "$G" sign -k "$K2" -passin pass:9999 -o "$T/x" "$T/msg" 2>"$T/err"; done

@@ -129,14 +129,36 @@ static int p11_open(const char *uri, const pin_ask *ask, gostx_p11_key **out) {
   return 0;
 }
 
+/* The token's own error, said once where it happens: the command's message
+ * after it ("signing failed") cannot know it. */
+static int said(int rc) {
+  if (rc) {
+    char msg[512];
+    gostx_p11_error(msg, sizeof msg);
+    cli_err("%s", msg);
+  }
+  return rc;
+}
+static int ops_sign(void *ctx, const uint8_t *digest, size_t digest_len, uint8_t *sig,
+                    size_t sig_len) {
+  return said(gostx_p11_key_sign(ctx, digest, digest_len, sig, sig_len));
+}
+static int ops_vko(void *ctx, const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+                   size_t ukm_len, uint8_t *out, size_t out_len) {
+  return said(gostx_p11_key_vko(ctx, peer_pub, pub_len, ukm, ukm_len, out, out_len));
+}
+static const gostx_gost3410_key_ops cli_p11_ops = {ops_sign, ops_vko};
+
 int cli_p11_load_key(const char *uri, gostx_gost3410_key *k, const char *pass_opt,
                      const char *pass_spec, const uint8_t *pw, size_t pw_len) {
   pin_ask ask = {pass_opt ? pass_opt : "-passin", pass_spec, pw, pw_len};
   gostx_p11_key *pk;
   int rc = p11_open(uri, &ask, &pk);
   if (rc) return rc;
+  gostx_gost3410_key pub;
   memset(k, 0, sizeof *k);
-  if (gostx_p11_key_bind(pk, k)) {
+  if (gostx_p11_key_public(pk, &pub) ||
+      gostx_gost3410_key_set_external(k, pub.curve, pub.q, 2 * pub.len, pub.oid, &cli_p11_ops, pk)) {
     cli_err("%s: the token's public key is not a valid point", uri);
     return CLI_EXIT_FAIL;
   }

@@ -726,10 +726,11 @@ int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t *peer_pub, size_t pub_len,
   CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
   CK_KEY_TYPE kt = CKK_GENERIC_SECRET;
   CK_BBOOL no = CK_FALSE, yes = CK_TRUE;
-  CK_ULONG vlen = out_len;
-  CK_ATTRIBUTE t[] = {{CKA_CLASS, &cls, sizeof cls},         {CKA_KEY_TYPE, &kt, sizeof kt},
-                      {CKA_TOKEN, &no, sizeof no},           {CKA_SENSITIVE, &no, sizeof no},
-                      {CKA_EXTRACTABLE, &yes, sizeof yes},   {CKA_VALUE_LEN, &vlen, sizeof vlen}};
+  /* No CKA_VALUE_LEN: the mechanism fixes the length (32 or 64), and
+   * some modules take the attribute as read-only for derived keys. */
+  CK_ATTRIBUTE t[] = {{CKA_CLASS, &cls, sizeof cls},       {CKA_KEY_TYPE, &kt, sizeof kt},
+                      {CKA_TOKEN, &no, sizeof no},         {CKA_SENSITIVE, &no, sizeof no},
+                      {CKA_EXTRACTABLE, &yes, sizeof yes}};
   CK_SESSION_HANDLE s;
   int rc = session_take(k, &s);
   if (rc) return rc;
