@@ -6,12 +6,14 @@
 # (checked by gostx verify and openssl + gost-engine), pkey -pubout, req
 # -x509 and x509 -req -CA with the CA key and certificate on the token, cms
 # -sign (checked by gostx cms -verify and openssl cms), cms -decrypt (VKO
-# on the token), xml sign, tls serve
-# with the server's key and certificate on the token against tls client;
+# on the token), xml sign, tls serve with the server's key and certificate
+# on the token against tls client;
 # and the refusals: the private half and pkcs12 -export (non-extractable),
+# a token signature that does not verify under the key's certificate,
 # pin-value on the command line, a wrong PIN tried once (the token's
 # counter shows one failure), a locked PIN, a token removed while tls serve
-# holds its key (named when the server reloads). Skipped (77) without the module or pkcs11-tool.
+# holds its key (named when the server reloads). Skipped (77) without the
+# module or pkcs11-tool.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/cli_common.sh" p11_cli
 MOD=$(dirname "$G")/libgostx-pkcs11.so
@@ -112,13 +114,25 @@ fi
 [ $? = 1 ] && grep -q 'cannot be exported' "$T/err" && [ ! -e "$T/x.pfx" ] && ok ||
   bad "pkcs12 -export of a token key: $(cat "$T/err")"
 
+# a key whose certificate (same CKA_ID, no public key object) is another
+# key's: the token's signature does not verify under it, and is refused
+"${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410-2012-256:B \
+  --label k3 --id 0a03 >/dev/null 2>&1 &&
+  "${P11[@]}" --token-label t1 -l --pin 1234 --delete-object --type pubkey --id 0a03 >/dev/null 2>&1 &&
+  "${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/ca.der" --type cert --id 0a03 \
+    --label k3 >/dev/null 2>&1 || bad "pkcs11-tool makes the mismatched key"
+"$G" sign -k "pkcs11:token=t1;object=k3?module-path=$MOD&pin-source=$T/pin" -o "$T/k3.sig" "$T/msg" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] && grep -q 'answered a signature that does not verify' "$T/err" && [ ! -e "$T/k3.sig" ] && ok ||
+  bad "a signature that does not verify under the certificate's key: rc $rc: $(cat "$T/err")"
+
 # pin-value on the command line: refused, saying why and what to use instead
 "$G" sign -k "pkcs11:token=t1;object=k256?module-path=$MOD&pin-value=1234" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 2 ] && grep -q 'visible to other users' "$T/err" && grep -q 'pin-source' "$T/err" && ok ||
   bad "pin-value accepted: $(cat "$T/err")"
 # URIs that name nothing
 "$G" sign -k "pkcs11:token=t1?module-path=$MOD" -passin "file:$T/pin" -o "$T/x" "$T/msg" 2>"$T/err"
-[ $? = 1 ] && grep -q '2 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
+[ $? = 1 ] && grep -q '3 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
 "$G" sign -k "pkcs11:token=none;object=k256?module-path=$MOD" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 1 ] && grep -q "no PKCS#11 token matches.*its tokens: 't1'" "$T/err" && ok || bad "no token: $(cat "$T/err")"
 "$G" sign -k "pkcs11:object=k256?module-path=$T/none.so" -o "$T/x" "$T/msg" 2>"$T/err"

@@ -52,9 +52,9 @@ static int pin_cb(void *arg, const char *label, unsigned long flags, uint8_t *pi
   } else {
     char prompt[96];
     /* The token's own warning before the last tries (CK_TOKEN_INFO flags). */
-    if (flags & 0x00020000UL) /* CKF_USER_PIN_FINAL_TRY */
+    if (flags & GOSTX_P11_USER_PIN_FINAL_TRY)
       cli_err("warning: token '%s': one more wrong PIN locks it", label);
-    else if (flags & 0x00010000UL) /* CKF_USER_PIN_COUNT_LOW */
+    else if (flags & GOSTX_P11_USER_PIN_COUNT_LOW)
       cli_err("warning: token '%s' has counted wrong PINs: few tries are left", label);
     snprintf(prompt, sizeof prompt, "PIN for token '%.40s': ", label);
     rc = cli_read_pass(NULL, prompt, 0, buf, &n);

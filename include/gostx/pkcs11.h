@@ -144,9 +144,11 @@ typedef struct gostx_p11_key gostx_p11_key;
 /* Asked for the user PIN when the token needs a login and the URI gives
  * none (pin-source or pin-value): at most once per gostx_p11_key_open.
  * token_label: the token's label (trailing blanks dropped); flags: its
- * CK_TOKEN_INFO flags (CKF_USER_PIN_COUNT_LOW / _FINAL_TRY say a failure
- * may lock it). Writes 1..cap bytes to pin, *pin_len; returns 0, or
+ * CK_TOKEN_INFO flags (GOSTX_P11_USER_PIN_COUNT_LOW / _FINAL_TRY, below:
+ * a failure may lock it). Writes 1..cap bytes to pin, *pin_len; returns 0, or
  * nonzero to give up (then GOSTX_P11_PIN_NEEDED). */
+#define GOSTX_P11_USER_PIN_COUNT_LOW 0x00010000UL /* CKF_USER_PIN_COUNT_LOW */
+#define GOSTX_P11_USER_PIN_FINAL_TRY 0x00020000UL /* CKF_USER_PIN_FINAL_TRY */
 typedef int (*gostx_p11_pin_fn)(void *arg, const char *token_label, unsigned long flags,
                                 uint8_t *pin, size_t cap, size_t *pin_len);
 

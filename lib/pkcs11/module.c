@@ -320,8 +320,11 @@ static int session_take(gostx_p11_key *k, CK_SESSION_HANDLE *s) {
   return rv == CKR_OK ? 0 : ck_fail(rv, "C_OpenSession", k->label);
 }
 
-/* Back to the pool after use; one that failed is closed (it may be gone). */
-static void session_give(gostx_p11_key *k, CK_SESSION_HANDLE s, int ok) {
+/* Back to the pool after use, unless rv says it is gone (then closed).
+ * One that merely failed an operation stays: closing the last session
+ * would log the token out. */
+static void session_give(gostx_p11_key *k, CK_SESSION_HANDLE s, CK_RV rv) {
+  int ok = !gone(rv);
   pthread_mutex_lock(&k->lock);
   if (ok && k->n_idle < POOL) {
     k->idle[k->n_idle++] = s;
@@ -644,7 +647,7 @@ int gostx_p11_key_open(gostx_p11_key **out, const char *text, gostx_p11_pin_fn p
   }
   if ((rc = login(k, s, u, pin_fn, pin_arg))) goto done;
   if ((rc = key_find(k, s, u))) goto done;
-  session_give(k, s, 1); /* kept open: the login lasts while a session does */
+  session_give(k, s, CKR_OK); /* kept open: the login lasts while a session does */
   s = CK_INVALID_HANDLE;
   *out = k;
   k = NULL;
@@ -686,7 +689,7 @@ int gostx_p11_key_sign(gostx_p11_key *k, const uint8_t *digest, size_t digest_le
   memcpy(d, digest, digest_len);
   CK_RV rv = k->m->f->C_SignInit(s, &mech, k->obj);
   if (rv == CKR_OK) rv = k->m->f->C_Sign(s, d, (CK_ULONG)digest_len, out, &out_len);
-  session_give(k, s, rv == CKR_OK);
+  session_give(k, s, rv);
   if (rv != CKR_OK) return ck_fail(rv, "C_Sign", k->label);
   if (out_len != sig_len)
     return gostx__p11_fail(GOSTX_EFORMAT, GOSTX_P11_BAD_ANSWER,
@@ -744,7 +747,7 @@ int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t *peer_pub, size_t pub_len,
     if (rv == CKR_OK && v.ulValueLen != out_len) rv = CKR_DATA_LEN_RANGE;
     k->m->f->C_DestroyObject(s, h);
   }
-  session_give(k, s, rv == CKR_OK);
+  session_give(k, s, rv);
   if (rv != CKR_OK) {
     gostx_memzero(out, out_len);
     return ck_fail(rv, call, k->label);
@@ -765,7 +768,7 @@ int gostx_p11_key_check(gostx_p11_key *k) {
   if (rc) return rc;
   CK_SESSION_INFO si;
   rv = k->m->f->C_GetSessionInfo(s, &si);
-  session_give(k, s, rv == CKR_OK);
+  session_give(k, s, rv);
   if (rv != CKR_OK) return ck_fail(rv, "C_GetSessionInfo", k->label);
   gostx__p11_ok();
   return 0;
