@@ -6,8 +6,9 @@
 # (checked by gostx verify and openssl + gost-engine), pkey -pubout, req
 # -x509 and x509 -req -CA with the CA key and certificate on the token, cms
 # -sign (checked by gostx cms -verify and openssl cms), cms -decrypt (VKO
-# on the token), xml sign, tls serve with the server's key and certificate
-# on the token against tls client;
+# on the token), ts -reply with the TSA's key and certificate on the token,
+# xml sign, tls serve with the server's key and certificate on the token
+# against tls client (one, then four at once on four workers);
 # and the refusals: the private half and pkcs12 -export (non-extractable),
 # a token signature that does not verify under the key's certificate,
 # pin-value on the command line, a wrong PIN tried once (the token's
@@ -109,6 +110,24 @@ if "$G" xml --help >/dev/null 2>&1; then
   check "xml verify" "$G" xml verify -in "$T/signed.xml" -CAfile "$T/ca.pem" >/dev/null 2>&1
 fi
 
+# RFC 3161: a TSA whose key and certificate (issued by the token CA, put
+# beside the key) are on the token
+"${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410-2012-256:A \
+  --label tsa --id 0a04 >/dev/null 2>&1 || bad "pkcs11-tool makes the TSA key"
+KT="pkcs11:token=t1;object=tsa?module-path=$MOD&pin-source=$T/pin"
+"$G" req -new -key "$KT" -subj /CN=Token-TSA -addext "keyUsage = critical,digitalSignature" \
+  -addext "extendedKeyUsage = critical,timeStamping" -out "$T/tsa.csr" 2>"$T/err" &&
+  "$G" x509 -req -in "$T/tsa.csr" -CA "$K256" -copy_extensions copy -out "$T/tsa.pem" 2>>"$T/err" &&
+  openssl x509 -in "$T/tsa.pem" -outform DER -out "$T/tsa.der" 2>>"$T/err" &&
+  "${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/tsa.der" --type cert --id 0a04 \
+    --label tsa >/dev/null 2>&1 || bad "the TSA certificate: $(cat "$T/err")"
+echo 1 >"$T/tsa.serial"
+"$G" ts -query -data "$T/msg" -cert -out "$T/q.tsq" 2>"$T/err" &&
+  "$G" ts -reply -queryfile "$T/q.tsq" -signer "$KT" -inkey "$KT" -serial "$T/tsa.serial" \
+    -out "$T/r.tsr" 2>>"$T/err" || bad "ts -reply with the token's key: $(cat "$T/err")"
+check "ts -verify of the token TSA's stamp" "$G" ts -verify -data "$T/msg" -in "$T/r.tsr" \
+  -CAfile "$T/ca.pem" >/dev/null 2>&1
+
 # pkcs12 -export of a token key: refused by name
 "$G" pkcs12 -export -inkey "$K512" -in "$T/s512.pem" -passout pass:x -out "$T/x.pfx" 2>"$T/err"
 [ $? = 1 ] && grep -q 'cannot be exported' "$T/err" && [ ! -e "$T/x.pfx" ] && ok ||
@@ -132,7 +151,7 @@ rc=$?
   bad "pin-value accepted: $(cat "$T/err")"
 # URIs that name nothing
 "$G" sign -k "pkcs11:token=t1?module-path=$MOD" -passin "file:$T/pin" -o "$T/x" "$T/msg" 2>"$T/err"
-[ $? = 1 ] && grep -q '3 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
+[ $? = 1 ] && grep -q '4 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
 "$G" sign -k "pkcs11:token=none;object=k256?module-path=$MOD" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 1 ] && grep -q "no PKCS#11 token matches.*its tokens: 't1'" "$T/err" && ok || bad "no token: $(cat "$T/err")"
 "$G" sign -k "pkcs11:object=k256?module-path=$T/none.so" -o "$T/x" "$T/msg" 2>"$T/err"
@@ -190,6 +209,21 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
   echo "over a token key" | timeout "$(bound 20)" "$G" tls client "127.0.0.1:$PORT" --ca "$T/ca.pem" \
     --servername localhost --close-on-eof >"$T/tls.out" 2>"$T/tls.err"
   grep -q 'over a token key' "$T/tls.out" && ok || bad "tls client to a token-keyed server: $(cat "$T/tls.err" "$T/srv.log")"
+  kill "$PID"
+  wait "$PID" 2>/dev/null
+  # four handshakes at once on four workers: each signs on its own session
+  tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$(cat "$T/echo.port")" \
+    --cert "$K512" --key "$K512" --threads 4 || bad "tls serve --threads 4"
+  cpids=()
+  for i in 1 2 3 4; do
+    echo "client $i" | timeout "$(bound 20)" "$G" tls client "127.0.0.1:$PORT" --ca "$T/ca.pem" \
+      --servername localhost --close-on-eof >"$T/tls$i.out" 2>"$T/tls$i.err" &
+    cpids+=($!)
+  done
+  wait "${cpids[@]}"
+  all=1
+  for i in 1 2 3 4; do grep -q "client $i" "$T/tls$i.out" || all=0; done
+  [ $all = 1 ] && ok || bad "four clients at once: $(cat "$T"/tls?.err "$T/srv.log")"
   TOK1=$(dirname "$(ls "$GOSTX_PKCS11_DIR"/*/token.meta | while read -r f; do grep -q t1 "$f" && echo "$f"; done | head -1)")
   # The module signs with what it holds in memory until it looks at the
   # folder again; a reload (SIGHUP) makes gostx check the token, and the
