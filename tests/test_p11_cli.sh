@@ -7,6 +7,7 @@
 # -x509 and x509 -req -CA with the CA key and certificate on the token, cms
 # -sign (checked by gostx cms -verify and openssl cms), cms -decrypt (VKO
 # on the token), ts -reply with the TSA's key and certificate on the token,
+# an OCSP response signed by the token CA (-reqin/-respout),
 # xml sign, tls serve with the server's key and certificate on the token
 # against tls client (one, then four at once on four workers);
 # and the refusals: the private half and pkcs12 -export (non-extractable),
@@ -127,6 +128,16 @@ echo 1 >"$T/tsa.serial"
     -out "$T/r.tsr" 2>>"$T/err" || bad "ts -reply with the token's key: $(cat "$T/err")"
 check "ts -verify of the token TSA's stamp" "$G" ts -verify -data "$T/msg" -in "$T/r.tsr" \
   -CAfile "$T/ca.pem" >/dev/null 2>&1
+
+# OCSP: the token CA answers for what it issued (its key and certificate on
+# the token), offline: -reqin once, -respout
+serial=$(openssl x509 -in "$T/s512.pem" -noout -serial | sed 's/serial=//')
+printf 'V\t301231000000Z\t\t%s\tunknown\t/CN=Token-signer\n' "$serial" >"$T/index.txt"
+"$G" ocsp -issuer "$T/ca.pem" -cert "$T/s512.pem" -reqout "$T/oreq.der" -respin /dev/null >/dev/null 2>&1
+"$G" ocsp -index "$T/index.txt" -CA "$T/ca.pem" -rsigner "$K256" -rkey "$K256" -reqin "$T/oreq.der" \
+  -respout "$T/oresp.der" 2>"$T/err" || bad "ocsp responder with the token's key: $(cat "$T/err")"
+"$G" ocsp -issuer "$T/ca.pem" -cert "$T/s512.pem" -reqin "$T/oreq.der" -respin "$T/oresp.der" \
+  >"$T/ocsp.out" 2>&1 && grep -q 'good' "$T/ocsp.out" && ok || bad "ocsp response of the token CA: $(cat "$T/ocsp.out")"
 
 # pkcs12 -export of a token key: refused by name
 "$G" pkcs12 -export -inkey "$K512" -in "$T/s512.pem" -passout pass:x -out "$T/x.pfx" 2>"$T/err"
