@@ -9,7 +9,8 @@
 # on the token), ts -reply with the TSA's key and certificate on the token,
 # an OCSP response signed by the token CA (-reqin/-respout),
 # xml sign, tls serve with the server's key and certificate on the token
-# against tls client (one, then four at once on four workers);
+# against tls client (one, then four at once on four workers) and openssl
+# s_client (TLS 1.2: VKO on the token);
 # and the refusals: the private half and pkcs12 -export (non-extractable),
 # a token signature that does not verify under the key's certificate,
 # pin-value on the command line, a wrong PIN tried once (the token's
@@ -222,6 +223,24 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
   grep -q 'over a token key' "$T/tls.out" && ok || bad "tls client to a token-keyed server: $(cat "$T/tls.err" "$T/srv.log")"
   kill "$PID"
   wait "$PID" 2>/dev/null
+  if [ $have_engine = 1 ]; then
+    # TLS 1.2 to openssl s_client with gost-engine: the key exchange (KEG,
+    # VKO 512) made on the token
+    if tls_start ossl tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$(cat "$T/echo.port")" \
+      --cert "$K512" --key "$K512" --threads 1 --version 1.2; then
+      # the handshake done (its Finished proves the key exchange) and
+      # s_client gone at its input's end
+      timeout "$(bound 20)" openssl s_client -engine gost -brief -connect "127.0.0.1:$PORT" \
+        -CAfile "$T/ca.pem" -verify_return_error </dev/null >"$T/ossl.out" 2>"$T/ossl.err"
+      grep -q 'CONNECTION ESTABLISHED' "$T/ossl.err" && grep -q 'Protocol version: TLSv1.2' "$T/ossl.err" &&
+        grep -q 'Verification: OK' "$T/ossl.err" && ok ||
+        bad "openssl s_client to a token-keyed server: $(cat "$T/ossl.log" "$T/ossl.err" | tail -5)"
+    else
+      bad "tls serve --version 1.2 with a token key did not start"
+    fi
+    kill "$PID"
+    wait "$PID" 2>/dev/null
+  fi
   # four handshakes at once on four workers: each signs on its own session
   tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$(cat "$T/echo.port")" \
     --cert "$K512" --key "$K512" --threads 4 || bad "tls serve --threads 4"
