@@ -244,11 +244,17 @@ static int token_find(p11_module *m, const gostx_p11_uri *u, CK_SLOT_ID *slot, c
     return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_TOKEN,
                            "PKCS#11 module %s does not match the URI's library-* attributes",
                            m->path);
-  CK_SLOT_ID ids[64];
-  CK_ULONG n = 64;
+  CK_ULONG n = 0;
+  rv = f->C_GetSlotList(CK_FALSE, NULL, &n);
+  if (rv != CKR_OK) return ck_fail(rv, "C_GetSlotList", m->path);
+  n += 8; /* room for slots that appear between the two calls */
+  CK_SLOT_ID *ids = calloc(n, sizeof *ids);
+  if (!ids) return gostx__p11_fail(GOSTX_ENOMEM, GOSTX_P11_TOKEN_ERROR, "out of memory");
   rv = f->C_GetSlotList(CK_FALSE, ids, &n);
-  if (rv == CKR_BUFFER_TOO_SMALL) n = 64; /* the first 64 slots are plenty */
-  else if (rv != CKR_OK) return ck_fail(rv, "C_GetSlotList", m->path);
+  if (rv != CKR_OK) {
+    free(ids);
+    return ck_fail(rv, "C_GetSlotList", m->path);
+  }
   size_t found = 0, empty = 0;
   char seen[200] = "";
   for (CK_ULONG i = 0; i < n; i++) {
@@ -270,6 +276,7 @@ static int token_find(p11_module *m, const gostx_p11_uri *u, CK_SLOT_ID *slot, c
       memcpy(label, l, sizeof l);
     }
   }
+  free(ids);
   if (found == 1) return 0;
   if (found > 1)
     return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_TOKEN,
