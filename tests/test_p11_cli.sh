@@ -92,6 +92,17 @@ openssl x509 -in "$T/s512.pem" -outform DER -out "$T/s512.der" 2>/dev/null
   bad "cms -sign: $(cat "$T/err")"
 "$G" cms -verify -in "$T/msg.p7s" -CAfile "$T/ca.pem" -out "$T/msg.out" 2>"$T/err" &&
   cmp -s "$T/msg" "$T/msg.out" && ok || bad "cms -verify: $(cat "$T/err")"
+# the PIN from -passin while the certificate is read first: a certificate
+# takes no login, so nothing asks for the PIN before the key does
+K512NP="pkcs11:token=t1;object=k512?module-path=$MOD"
+"$G" cms -sign -signer "$K512NP" -inkey "$K512NP" -passin "file:$T/pin" -in "$T/msg" -nodetach \
+  -out "$T/msg2.p7s" </dev/null 2>"$T/err" &&
+  "$G" cms -verify -in "$T/msg2.p7s" -CAfile "$T/ca.pem" -out /dev/null 2>>"$T/err" && ok ||
+  bad "cms -sign with the PIN from -passin: $(cat "$T/err")"
+"$G" cms -sign -signer "pkcs11:token=t1;object=k512;type=cert?module-path=$MOD" -inkey "$K512NP" \
+  -in "$T/msg" -out "$T/msg3.p7s" </dev/null 2>"$T/err"
+[ $? = 1 ] && grep -q "needs the user PIN and none was given" "$T/err" && ok ||
+  bad "no PIN anywhere (a type=cert URI read without one): $(cat "$T/err")"
 if [ $have_engine = 1 ]; then
   openssl cms -engine gost -verify -in "$T/msg.p7s" -inform PEM -CAfile "$T/ca.pem" -binary \
     -out "$T/msg.ossl" >/dev/null 2>"$T/err" && cmp -s "$T/msg" "$T/msg.ossl" && ok ||
@@ -242,8 +253,9 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
     wait "$PID" 2>/dev/null
   fi
   # four handshakes at once on four workers: each signs on its own session
+  # (--cert a file this time, so that the reload below reaches the key)
   tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$(cat "$T/echo.port")" \
-    --cert "$K512" --key "$K512" --threads 4 || bad "tls serve --threads 4"
+    --cert "$T/s512.pem" --key "$K512" --threads 4 || bad "tls serve --threads 4"
   cpids=()
   for i in 1 2 3 4; do
     echo "client $i" | timeout "$(bound 20)" "$G" tls client "127.0.0.1:$PORT" --ca "$T/ca.pem" \
@@ -256,13 +268,14 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
   [ $all = 1 ] && ok || bad "four clients at once: $(cat "$T"/tls?.err "$T/srv.log")"
   TOK1=$(dirname "$(ls "$GOSTX_PKCS11_DIR"/*/token.meta | while read -r f; do grep -q t1 "$f" && echo "$f"; done | head -1)")
   # The module signs with what it holds in memory until it looks at the
-  # folder again; a reload (SIGHUP) makes gostx check the token, and the
-  # refusal names the removal (the old key stays in use, as for any
-  # refused reload).
+  # folder again; a reload (SIGHUP) takes the key again, gostx checks its
+  # token (gostx_p11_key_check), and the refused reload names the removal
+  # (the old key stays in use, as for any refused reload).
   mv "$TOK1" "$T/away"
   kill -HUP "$PID"
   for _ in $(seq $(bound 100)); do grep -q 'reload refused' "$T/srv.log" && break; sleep 0.05; done
-  grep -q "PKCS#11 token 't1' was removed" "$T/srv.log" && grep -q 'reload refused' "$T/srv.log" && ok ||
+  grep -q "PKCS#11 token 't1' was removed or is no longer there" "$T/srv.log" &&
+    grep -q 'reload refused' "$T/srv.log" && ok ||
     bad "token removed under tls serve: $(cat "$T/srv.log")"
 else
   bad "tls serve with a token key did not start"

@@ -81,10 +81,11 @@ int cli_certs_parse(const char *path, const cli_certs_how *how, const uint8_t *b
 int cli_certs_read(const char *path, const cli_certs_how *how, cli_cert_list *l) {
   uint8_t *buf;
   size_t len;
-  if (gostx_p11_is_uri(path)) { /* the certificate stored with a token's key */
-    const uint8_t *der;
-    int rc = cli_p11_cert(path, &der, &len);
-    return rc ? rc : add_der(l, how ? how : &defaults, path, 1, der, len);
+  if (gostx_p11_is_uri(path)) { /* a certificate on a token: the one beside a key */
+    int rc = cli_p11_cert(path, &buf, &len);
+    if (!rc) rc = add_der(l, how ? how : &defaults, path, 1, buf, len);
+    free(buf);
+    return rc;
   }
   int rc = cli_read_file(path, how ? &how->file : NULL, &buf, &len);
   if (!rc) rc = cli_certs_parse(path, how, buf, len, l);

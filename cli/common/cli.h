@@ -371,9 +371,9 @@ int cli_key_exportable(const char *sub, const gostx_gost3410_key *k);
  * (module, token, PIN, no such key), after one line. */
 int cli_p11_load_key(const char *uri, gostx_gost3410_key *k, const char *pass_opt,
                      const char *pass_spec, const uint8_t *pw, size_t pw_len);
-/* The certificate stored with the key the URI names (or with the key of
- * the certificate a type=cert URI names): DER owned by the opened key. */
-int cli_p11_cert(const char *uri, const uint8_t **der, size_t *len);
+/* The certificate the URI names (the key's URI names its certificate too:
+ * same label and id), read without a login: DER in *der (malloc'ed). */
+int cli_p11_cert(const char *uri, uint8_t **der, size_t *len);
 /* ---- PKCS#12 where a key is taken (cli/common/pfx.c) ---- */
 /* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
 int cli_pfx_is(const char *path);

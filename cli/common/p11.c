@@ -152,7 +152,7 @@ static const gostx_gost3410_key_ops cli_p11_ops = {ops_sign, ops_vko};
 int cli_p11_load_key(const char *uri, gostx_gost3410_key *k, const char *pass_opt,
                      const char *pass_spec, const uint8_t *pw, size_t pw_len) {
   pin_ask ask = {pass_opt ? pass_opt : "-passin", pass_spec, pw, pw_len};
-  gostx_p11_key *pk;
+  gostx_p11_key *pk = NULL;
   int rc = p11_open(uri, &ask, &pk);
   if (rc) return rc;
   gostx_gost3410_key pub;
@@ -165,30 +165,23 @@ int cli_p11_load_key(const char *uri, gostx_gost3410_key *k, const char *pass_op
   return 0;
 }
 
-int cli_p11_cert(const char *uri, const uint8_t **der, size_t *len) {
-  /* A certificate option takes the key's URI, or the certificate's
-   * (type=cert): either way the certificate stored with the key. */
-  size_t n = strlen(uri);
-  char *key_uri = malloc(n + 4);
-  if (!key_uri) {
+int cli_p11_cert(const char *uri, uint8_t **der, size_t *len) {
+  char why[256];
+  gostx_p11_uri *u = malloc(sizeof *u);
+  if (!u) {
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
-  memcpy(key_uri, uri, n + 1);
-  const char *t = strstr(uri, "type=cert");
-  size_t at = t ? (size_t)(t - uri) : 0;
-  if (t && strcspn(uri, "?") > at && (t[9] == 0 || t[9] == ';' || t[9] == '?') &&
-      (uri[at - 1] == ':' || uri[at - 1] == ';'))
-    snprintf(key_uri + at, n + 4 - at, "type=private%s", t + 9);
-  pin_ask ask = {"-passin", NULL, NULL, 0};
-  gostx_p11_key *pk;
-  int rc = p11_open(key_uri, &ask, &pk);
-  free(key_uri);
-  if (!rc && gostx_p11_key_cert(pk, der, len)) {
-    char msg[300];
-    gostx_p11_error(msg, sizeof msg);
+  int rc = gostx_p11_uri_parse(u, uri, why, sizeof why);
+  gostx_p11_uri_clear(u);
+  free(u);
+  if (rc) return cli_usage("%s: bad PKCS#11 URI: %s", uri, why);
+  /* A certificate is read without a login: no PIN is asked for it. */
+  if (gostx_p11_cert_read(uri, der, len)) {
+    char msg[512];
+    gostx_p11_status st = gostx_p11_error(msg, sizeof msg);
     cli_err("%s", msg);
-    rc = CLI_EXIT_FAIL;
+    return st == GOSTX_P11_BAD_URI ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
   }
-  return rc;
+  return 0;
 }

@@ -165,6 +165,12 @@ typedef int (*gostx_p11_pin_fn)(void *arg, const char *token_label, unsigned lon
  * one. *out: free with gostx_p11_key_free. Errors: see gostx_p11_error. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_open(gostx_p11_key **out, const char *uri,
                                                   gostx_p11_pin_fn pin_fn, void *pin_arg);
+/* The one certificate the URI names (type=cert, type=private or none;
+ * matched by object = CKA_LABEL and id = CKA_ID: a key and its
+ * certificate share them), DER in *der (malloc'ed; free it), without a
+ * login: certificates are public objects, so no PIN is asked. Errors as
+ * gostx_p11_key_open. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_p11_cert_read(const char *uri, uint8_t **der, size_t *len);
 /* The key's public half (no private part) into *pub. */
 GOSTX_API int gostx_p11_key_public(const gostx_p11_key *k, gostx_gost3410_key *pub);
 /* The certificate stored with the key (CKO_CERTIFICATE, same CKA_ID), DER:

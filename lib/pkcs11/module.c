@@ -282,9 +282,14 @@ static int token_find(p11_module *m, const gostx_p11_uri *u, CK_SLOT_ID *slot, c
     return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_TOKEN,
                            "%zu tokens of %s match the URI (%s): name one with token=", found,
                            m->path, seen);
-  if (empty && !seen[0])
+  if (empty)
     return gostx__p11_fail(GOSTX_EIO, GOSTX_P11_REMOVED,
-                           "no token present in the slot the URI names (module %s)", m->path);
+                           "no PKCS#11 token matches the URI%s%s, and %zu slot%s of module %s %s "
+                           "no token present (removed, or not inserted)%s%s",
+                           (u->has & GOSTX_P11_HAS_TOKEN) ? " token=" : "",
+                           (u->has & GOSTX_P11_HAS_TOKEN) ? u->token : "", empty,
+                           empty == 1 ? "" : "s", m->path, empty == 1 ? "has" : "have",
+                           seen[0] ? "; its other tokens: " : "", seen);
   return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_TOKEN,
                          "no PKCS#11 token matches the URI%s%s%s (module %s%s%s)",
                          (u->has & GOSTX_P11_HAS_TOKEN) ? " token=" : "",
@@ -609,61 +614,108 @@ static int key_find(gostx_p11_key *k, CK_SESSION_HANDLE s, const gostx_p11_uri *
   return rc;
 }
 
-int gostx_p11_key_open(gostx_p11_key **out, const char *text, gostx_p11_pin_fn pin_fn,
-                       void *pin_arg) {
-  if (!out || !text) return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_BAD_URI, "no URI");
-  *out = NULL;
-  gostx_p11_uri *u = malloc(sizeof *u);
-  gostx_p11_key *k = calloc(1, sizeof *k);
-  int rc = GOSTX_ENOMEM;
-  if (k) pthread_mutex_init(&k->lock, NULL);
-  CK_SESSION_HANDLE s = CK_INVALID_HANDLE;
-  if (!u || !k) {
-    rc = gostx__p11_fail(GOSTX_ENOMEM, GOSTX_P11_TOKEN_ERROR, "out of memory");
-    goto done;
-  }
-  if ((rc = gostx_p11_uri_parse(u, text, NULL, 0))) goto done;
-  if (u->unknown[0]) {
-    rc = gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_OBJECT,
-                         "the PKCS#11 URI's path attribute '%s' is not one gostx knows, and RFC "
-                         "7512 2.5 says such a URI matches nothing", u->unknown);
-    goto done;
-  }
-  if (u->too_long[0]) {
-    rc = gostx__p11_fail(GOSTX_EFORMAT, GOSTX_P11_BAD_URI,
-                         "the PKCS#11 URI's %s= is longer than PKCS#11's field for it, and RFC "
-                         "7512 2.3 says such a URI is refused", u->too_long);
-    goto done;
-  }
-  if ((u->has & GOSTX_P11_HAS_TYPE) && u->type != GOSTX_P11_TYPE_PRIVATE) {
-    rc = gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_OBJECT,
-                         "the PKCS#11 URI names a type other than private: a key to sign with "
-                         "is type=private");
-    goto done;
-  }
-  if (!(k->m = module_get(u))) {
-    rc = GOSTX_EIO;
-    goto done;
-  }
+/* The URI parsed into *u and checked (its object type one of the mask's
+ * bits, 1 << gostx_p11_type), its module loaded and its one token found:
+ * k's module, slot and label set. */
+static int uri_token(const char *text, unsigned types, gostx_p11_uri *u, gostx_p11_key *k) {
+  int rc = gostx_p11_uri_parse(u, text, NULL, 0);
+  if (rc) return rc;
+  if (u->unknown[0])
+    return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_OBJECT,
+                           "the PKCS#11 URI's path attribute '%s' is not one gostx knows, and "
+                           "RFC 7512 2.5 says such a URI matches nothing", u->unknown);
+  if (u->too_long[0])
+    return gostx__p11_fail(GOSTX_EFORMAT, GOSTX_P11_BAD_URI,
+                           "the PKCS#11 URI's %s= is longer than PKCS#11's field for it, and RFC "
+                           "7512 2.3 says such a URI is refused", u->too_long);
+  if (!(types & (1u << u->type)))
+    return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_OBJECT,
+                           "the PKCS#11 URI names a type this use does not take: a key to sign "
+                           "with is type=private, its certificate type=private or type=cert");
+  if (!(k->m = module_get(u))) return GOSTX_EIO;
   snprintf(k->label, sizeof k->label, "?");
-  if ((rc = token_find(k->m, u, &k->slot, k->label))) goto done;
-  CK_RV rv = session_open(k, &s);
+  return token_find(k->m, u, &k->slot, k->label);
+}
+
+/* What opening a key and reading a certificate share: the URI parsed and
+ * its token found (uri_token) in a new *k (module, slot, label) with a
+ * session *s open on it; end_op undoes what is left. */
+static int begin_op(const char *text, unsigned types, gostx_p11_uri **u, gostx_p11_key **k,
+                    CK_SESSION_HANDLE *s) {
+  *s = CK_INVALID_HANDLE;
+  *u = malloc(sizeof **u);
+  *k = calloc(1, sizeof **k);
+  if (*k) pthread_mutex_init(&(*k)->lock, NULL);
+  if (!*u || !*k) return gostx__p11_fail(GOSTX_ENOMEM, GOSTX_P11_TOKEN_ERROR, "out of memory");
+  int rc = uri_token(text, types, *u, *k);
+  if (rc) return rc;
+  CK_RV rv = session_open(*k, s);
   if (rv != CKR_OK) {
-    rc = ck_fail(rv, "C_OpenSession", k->label);
-    goto done;
+    *s = CK_INVALID_HANDLE;
+    return ck_fail(rv, "C_OpenSession", (*k)->label);
   }
-  if ((rc = login(k, s, u, pin_fn, pin_arg))) goto done;
-  if ((rc = key_find(k, s, u))) goto done;
-  session_give(k, s, CKR_OK); /* kept open: the login lasts while a session does */
-  s = CK_INVALID_HANDLE;
-  *out = k;
-  k = NULL;
-  gostx__p11_ok();
-done:
+  return 0;
+}
+
+static void end_op(gostx_p11_uri *u, gostx_p11_key *k, CK_SESSION_HANDLE s) {
   if (s != CK_INVALID_HANDLE) k->m->f->C_CloseSession(s);
   if (u) gostx_p11_uri_clear(u);
   free(u);
   gostx_p11_key_free(k);
+}
+
+int gostx_p11_key_open(gostx_p11_key **out, const char *text, gostx_p11_pin_fn pin_fn,
+                       void *pin_arg) {
+  if (!out || !text) return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_BAD_URI, "no URI");
+  *out = NULL;
+  gostx_p11_uri *u;
+  gostx_p11_key *k;
+  CK_SESSION_HANDLE s;
+  int rc = begin_op(text, 1u << GOSTX_P11_TYPE_ANY | 1u << GOSTX_P11_TYPE_PRIVATE, &u, &k, &s);
+  if (!rc) rc = login(k, s, u, pin_fn, pin_arg);
+  if (!rc) rc = key_find(k, s, u);
+  if (!rc) {
+    session_give(k, s, CKR_OK); /* kept open: the login lasts while a session does */
+    s = CK_INVALID_HANDLE;
+    *out = k;
+    k = NULL;
+    gostx__p11_ok();
+  }
+  end_op(u, k, s);
+  return rc;
+}
+
+int gostx_p11_cert_read(const char *text, uint8_t **der, size_t *len) {
+  if (!text || !der || !len) return gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_BAD_URI, "no URI");
+  *der = NULL;
+  *len = 0;
+  gostx_p11_uri *u;
+  gostx_p11_key *k;
+  CK_SESSION_HANDLE s;
+  int rc = begin_op(text,
+                    1u << GOSTX_P11_TYPE_ANY | 1u << GOSTX_P11_TYPE_PRIVATE | 1u << GOSTX_P11_TYPE_CERT,
+                    &u, &k, &s);
+  /* Certificates are public objects: no login, no PIN asked. */
+  CK_OBJECT_CLASS cls = CKO_CERTIFICATE;
+  CK_ATTRIBUTE t[3] = {{CKA_CLASS, &cls, sizeof cls}};
+  CK_ULONG nt = 1, count = 0;
+  CK_OBJECT_HANDLE o = CK_INVALID_HANDLE;
+  if (!rc && (u->has & GOSTX_P11_HAS_OBJECT))
+    t[nt++] = (CK_ATTRIBUTE){CKA_LABEL, u->object, strlen(u->object)};
+  if (!rc && (u->has & GOSTX_P11_HAS_ID)) t[nt++] = (CK_ATTRIBUTE){CKA_ID, u->id, u->id_len};
+  if (!rc) rc = find(k, s, t, nt, &o, &count);
+  if (!rc && count != 1)
+    rc = gostx__p11_fail(GOSTX_EINVAL, GOSTX_P11_NO_OBJECT,
+                         "PKCS#11 token '%s': %lu certificates match the URI%s%s (one must)%s",
+                         k->label, count, (u->has & GOSTX_P11_HAS_OBJECT) ? " object=" : "",
+                         (u->has & GOSTX_P11_HAS_OBJECT) ? u->object : "",
+                         count ? ": name one with object= or id=" : "");
+  if (!rc) rc = attr_get(k, s, o, CKA_VALUE, der, len);
+  if (!rc && !*der)
+    rc = gostx__p11_fail(GOSTX_EFORMAT, GOSTX_P11_TOKEN_ERROR,
+                         "PKCS#11 token '%s': the certificate has no CKA_VALUE", k->label);
+  if (!rc) gostx__p11_ok();
+  end_op(u, k, s);
   return rc;
 }
 
