@@ -23,6 +23,7 @@ MOD=$(dirname "$G")/libgostx-pkcs11.so
 [ -f "$MOD" ] || { echo "$MOD not built: skipping"; exit 77; }
 command -v pkcs11-tool >/dev/null || { echo "pkcs11-tool (OpenSC) not installed: skipping"; exit 77; }
 export GOSTX_PKCS11_DIR=$T/tokens
+export GOSTX_PKCS11_KDF_ITER=2000 # a short PIN KDF for the tokens made here: a dozen logins below
 mkdir -p "$GOSTX_PKCS11_DIR"
 unset GOSTX_PKCS11_PIN
 P11=(pkcs11-tool --module "$MOD")
