@@ -7,7 +7,8 @@
 # -x509 and x509 -req -CA with the CA key and certificate on the token, cms
 # -sign (checked by gostx cms -verify and openssl cms), cms -decrypt (VKO
 # on the token), ts -reply with the TSA's key and certificate on the token,
-# an OCSP response signed by the token CA (-reqin/-respout),
+# an OCSP response signed by the token CA (-reqin/-respout), tunnel --check
+# with the IKEv2 identity on the token,
 # xml sign, tls serve with the server's key and certificate on the token
 # against tls client (one, then four at once on four workers) and openssl
 # s_client (TLS 1.2: VKO on the token);
@@ -151,6 +152,13 @@ printf 'V\t301231000000Z\t\t%s\tunknown\t/CN=Token-signer\n' "$serial" >"$T/inde
   -respout "$T/oresp.der" 2>"$T/err" || bad "ocsp responder with the token's key: $(cat "$T/err")"
 "$G" ocsp -issuer "$T/ca.pem" -cert "$T/s512.pem" -reqin "$T/oreq.der" -respin "$T/oresp.der" \
   >"$T/ocsp.out" 2>&1 && grep -q 'good' "$T/ocsp.out" && ok || bad "ocsp response of the token CA: $(cat "$T/ocsp.out")"
+
+# the tunnel's IKEv2 identity: key (and cert) on the token, as --check
+# loads them (the exchange itself needs namespaces: tests/net)
+printf '%s\n' "local = 127.0.0.1:4500" "peer = 127.0.0.2:4500" "tun = gxp11" "keying = ikev2" \
+  "ike_initiate = yes" "ike_auth = cert" "cert = $K512" "key = $K512" "ca = $T/ca.pem" \
+  "remote_id = CN=peer" "state = $T/t.state" >"$T/t.conf"
+"$G" tunnel --check -c "$T/t.conf" >/dev/null 2>"$T/err" && ok || bad "tunnel --check with a token key: $(cat "$T/err")"
 
 # pkcs12 -export of a token key: refused by name
 "$G" pkcs12 -export -inkey "$K512" -in "$T/s512.pem" -passout pass:x -out "$T/x.pfx" 2>"$T/err"
