@@ -233,7 +233,9 @@ int cmd_pkey(int argc, char **argv) {
                "naming the same one: CryptoPro-A, -XchA and tc26 paramSetB are one curve).\n"
                "An encrypted KEY is read with its password (-passin); -passout writes the\n"
                "private key encrypted (not with --pubout or --text). A wrong password: one\n"
-               "line on stderr, exit 1, nothing written.\n"
+               "line on stderr, exit 1, nothing written. KEY may be a pkcs11: URI (a key on\n"
+               "a token, docs/PKCS11.md): --pubout writes its public key; its private key\n"
+               "stays on the token.\n"
                "openssl spellings work too: -in, -out, -pubout, -outform, -text, -passin,\n"
                "-passout.\n\n" ENC_HELP PASS_HELP("-passin, -passout"));
         return CLI_EXIT_OK;

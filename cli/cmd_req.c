@@ -324,20 +324,24 @@ typedef struct issuer {
 } issuer;
 
 static int load_issuer(const x509_req_args *a, issuer *is) {
-  uint8_t *text;
-  size_t len;
-  int rc = cli_read_file(a->ca, &(cli_file){NULL, CSR_FILE_MAX, 0}, &text, &len);
-  if (rc) return rc;
+  uint8_t *text = NULL;
+  size_t len = 0;
+  /* A pkcs11: URI names the certificate stored with the CA's key on a
+   * token, and the key itself (-CAkey defaults to it). */
+  int on_token = gostx_p11_is_uri(a->ca), rc = 0;
+  if (!on_token && (rc = cli_read_file(a->ca, &(cli_file){NULL, CSR_FILE_MAX, 0}, &text, &len)))
+    return rc;
   cli_certs_how how = {{"-CA", 0, 1}, 0, 0, 0}; /* refusals name -CA, as usage errors */
   cli_cert_list *l = calloc(1, sizeof *l);
-  rc = l ? cli_certs_parse(a->ca, &how, text, len, l) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!l) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+  else rc = on_token ? cli_certs_read(a->ca, &how, l) : cli_certs_parse(a->ca, &how, text, len, l);
   if (!rc) { /* the first is the issuer's */
     is->cert = l->c[0], is->der = l->der[0];
     l->der[0] = NULL;
   }
   if (l) cli_cert_list_free(l);
   free(l);
-  int holds_key = memmem(text, len, "PRIVATE KEY-----", 16) != NULL;
+  int holds_key = on_token || memmem(text, len, "PRIVATE KEY-----", 16) != NULL;
   free(text);
   if (rc) return rc;
   if (is->cert.key_alg == GOSTX_X509_KEY_2001)

@@ -83,7 +83,9 @@ int cmd_sign(int argc, char **argv) {
                "writes it; it goes to FILE.sig, or with one FILE to -o SIG (\"-\" = stdout).\n"
                "FILE \"-\" is stdin (then -o is needed). --threads N: files digested at once\n"
                "(default: one per CPU). An encrypted KEY needs -passin (pass:PASSWORD,\n"
-               "file:PATH, fd:N, env:VAR, stdin; see gostx pkey --help).\n");
+               "file:PATH, fd:N, env:VAR, stdin; see gostx pkey --help). KEY may be a key\n"
+               "on a token, a pkcs11: URI (RFC 7512; its PIN from the URI's pin-source,\n"
+               "-passin, GOSTX_PKCS11_PIN or the terminal; docs/PKCS11.md).\n");
         free(jobs);
         return CLI_EXIT_OK;
       case CLI_POS: jobs[nfiles++].path = p.pos; break;

@@ -30,6 +30,7 @@
 #include "gostx/tsa.h"
 #include "gostx/pkcs12.h"
 #include "gostx/keycont.h"
+#include "gostx/pkcs11.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

@@ -94,6 +94,9 @@ LAYERS = [
     # other vendors' key containers (CryptoPro CSP) over the key object,
     # PKCS#8's unmasking and X.509 (the container's certificate)
     ("keycont", ["keycont/*"]),
+    # keys on PKCS#11 tokens: URIs, modules, C_Sign / C_DeriveKey, over the
+    # key object and X.509 (the certificate stored with a key)
+    ("pkcs11", ["pkcs11/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a

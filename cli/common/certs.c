@@ -1,7 +1,8 @@
 /* Certificate files, the one loader for every command that reads them
  * (x509, cms, pkcs12, req -CA, tls, the tunnel's IKE): PEM CERTIFICATE
  * blocks (other blocks, a key say, passed over) or one DER certificate,
- * each parsed over its own copy. What differs between the commands (how a
+ * each parsed over its own copy; or, for a pkcs11: URI, the certificate
+ * stored on the token with the key (cli/common/p11.c). What differs between the commands (how a
  * file is named in messages, its size, how many certificates, whether a
  * refusal is a usage error, DER or not) is the caller's cli_certs_how. */
 #define _GNU_SOURCE /* memmem */
@@ -80,6 +81,12 @@ int cli_certs_parse(const char *path, const cli_certs_how *how, const uint8_t *b
 int cli_certs_read(const char *path, const cli_certs_how *how, cli_cert_list *l) {
   uint8_t *buf;
   size_t len;
+  if (gostx_p11_is_uri(path)) { /* a certificate on a token: the one beside a key */
+    int rc = cli_p11_cert(path, &buf, &len);
+    if (!rc) rc = add_der(l, how ? how : &defaults, path, 1, buf, len);
+    free(buf);
+    return rc;
+  }
   int rc = cli_read_file(path, how ? &how->file : NULL, &buf, &len);
   if (!rc) rc = cli_certs_parse(path, how, buf, len, l);
   free(buf);

@@ -362,6 +362,18 @@ int cli_load_key_pw(const char *path, gostx_gost3410_key *k, const uint8_t *pw, 
  * An external key (gostx_gost3410_key_set_external) cannot: its d is not
  * here. No key file loads as one yet; the PKCS#11 URI will. */
 int cli_key_exportable(const char *sub, const gostx_gost3410_key *k);
+/* ---- keys on PKCS#11 tokens (cli/common/p11.c, docs/PKCS11.md) ----
+ * The key of a pkcs11: URI as an external key of k (signing and VKO on
+ * the token). The PIN: the URI's pin-source, else pass_spec (pass_opt
+ * names it) or pw, else $GOSTX_PKCS11_PIN, else a prompt on the terminal;
+ * a URI with pin-value is refused (exit 2). Each URI is opened once per
+ * process. 0, CLI_EXIT_USAGE (bad URI, not a GOST key) or CLI_EXIT_FAIL
+ * (module, token, PIN, no such key), after one line. */
+int cli_p11_load_key(const char *uri, gostx_gost3410_key *k, const char *pass_opt,
+                     const char *pass_spec, const uint8_t *pw, size_t pw_len);
+/* The certificate the URI names (the key's URI names its certificate too:
+ * same label and id), read without a login: DER in *der (malloc'ed). */
+int cli_p11_cert(const char *uri, uint8_t **der, size_t *len);
 /* ---- PKCS#12 where a key is taken (cli/common/pfx.c) ---- */
 /* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
 int cli_pfx_is(const char *path);

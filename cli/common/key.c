@@ -1,6 +1,7 @@
 /* GOST R 34.10-2012 key files for every command that takes a key (pkey,
  * sign, verify, vko, x509, req, cms, pkcs12, tls): PEM or DER, plain or
- * encrypted (PBES2), or the key of a PKCS#12 file (cli/common/pfx.c), read
+ * encrypted (PBES2), the key of a PKCS#12 file (cli/common/pfx.c), or a
+ * key on a PKCS#11 token named by a pkcs11: URI (cli/common/p11.c), read
  * into the library's key object. */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static int load_key(const char *path, gostx_gost3410_key *k, const char *pass_op
                     const uint8_t *pw, size_t pw_len) {
   if (pass_spec && !strcmp(path, "-") && !strcmp(pass_spec, "stdin"))
     return cli_usage("%s: the key and its password cannot both come from stdin", pass_opt);
+  if (gostx_p11_is_uri(path)) return cli_p11_load_key(path, k, pass_opt, pass_spec, pw, pw_len);
   if (cli_pfx_is(path)) return cli_pfx_load(path, pass_opt, pass_spec, pw, pw_len, k, NULL);
   uint8_t *buf = malloc(CLI_KEY_FILE_MAX + 1);
   if (!buf) {

@@ -184,6 +184,7 @@ static int files_readable(const struct tls_opts *o, const char *sub) {
                {"--ca", o->ca}, {"--psk-file", o->psk_file}, {"--ticket-key", o->ticket_key}};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     if (!files[i].path || !strcmp(files[i].path, "-")) continue;
+    if (gostx_p11_is_uri(files[i].path)) continue; /* a token's key or certificate */
     int fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       cli_err("%s: %s %s: %s", sub, files[i].opt, files[i].path, strerror(errno));

@@ -64,9 +64,9 @@ if(NOT (GOSTX_SANITIZE OR CMAKE_CROSSCOMPILING OR GOSTX_EMULATE_AVX512))
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_tools.sh $<TARGET_FILE:gostx_pkcs11>)
   set_tests_properties(test_p11_tools PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
                        ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
-  add_test(NAME test_p11_cli
-           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_cli.sh $<TARGET_FILE:gostx_pkcs11>)
-  set_tests_properties(test_p11_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  add_test(NAME test_p11_command
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_command.sh $<TARGET_FILE:gostx_pkcs11>)
+  set_tests_properties(test_p11_command PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
                        ENVIRONMENT GOSTX=${CMAKE_BINARY_DIR}/gostx)
   add_test(NAME test_p11_python
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/pkcs11/test_p11_python.sh $<TARGET_FILE:gostx_pkcs11>)
