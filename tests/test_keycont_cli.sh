@@ -136,6 +136,43 @@ EOF
   check "$name: the folder is unchanged" same "$before" "$(tree_sum "$C")"
 done
 
+# A container under a PIN: no PIN-protected container could be copied byte
+# for byte, so masks.key and primary.key are built around the published salt
+# and PIN-derived key (tests/test_keycont.c names them: PIN "qawsqaws") with
+# the key of 91team-srv (mask = k / d mod q), under its header and certificate
+if command -v python3 >/dev/null; then
+  S=$V/91team-srv
+  mkdir pin && cp "$S/header.key" "$S/name.key" pin/
+  "$G" key import "$S" -out plain.pem -nocrypt -passin pass: 2>/dev/null
+  d=$("$G" pkey -i plain.pem -text | sed -n 's/^d: //p')
+  python3 - "$d" "$G" <<'EOF'
+import subprocess, sys
+q = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893  # XchA's (CryptoPro-A's) q
+d, G = int(sys.argv[1], 16), sys.argv[2]
+salt = bytes.fromhex("98e4f49415555d8ab20567a0")
+K = "b551b39608787399ba85c59c68906b8f83c289ccee3c6141700dfc75ec0fd9f5"
+k = int("01" + "5a" * 31, 16)
+m = k * pow(d, -1, q) % q
+le = lambda v: v.to_bytes(32, "little")
+run = lambda *a, data: subprocess.run([G, *a], input=data, capture_output=True, check=True).stdout
+mac = bytes.fromhex(run("mac", "gost89-imit", "-k", le(m).hex(), "--sbox", "tc26-z", data=salt).decode().strip())
+enc = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=le(k))
+open("pin/masks.key", "wb").write(b"\x30\x36\x04\x20" + le(m) + b"\x04\x0c" + salt + b"\x04\x04" + mac)
+open("pin/primary.key", "wb").write(b"\x30\x22\x04\x20" + enc)
+EOF
+  want=$(pub_of_key plain.pem)
+  check "PIN: import" "$G" key import pin -out pin.pem -nocrypt -passin pass:qawsqaws
+  check "PIN: the key" same "$want" "$(pub_of_key pin.pem)"
+  printf 'qawsqaws\n' >pin.txt
+  check "PIN from a file" "$G" key import pin -out pin2.pem -nocrypt -passin file:pin.txt
+  for p in "" qawsqawS qawsqaw; do
+    "$G" key import pin -out bad.pem -nocrypt -passin "pass:$p" 2>err
+    check "PIN '$p': exit 1" [ $? = 1 ]
+    check "PIN '$p': said wrong" grep -q "wrong PIN" err
+    check "PIN '$p': nothing written" [ ! -e bad.pem ]
+  done
+fi
+
 # usage: no folder, not a container, -nocrypt with -pfx
 "$G" key import -out x.pem -passin pass: 2>/dev/null
 check "no folder: exit 2" [ $? = 2 ]
