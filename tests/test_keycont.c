@@ -132,6 +132,14 @@ static void container(const char *dir) {
             x.pub_len == 2 * good.key.len && !memcmp(x.pub, good.key.q, x.pub_len),
         "%s: the key is the certificate's", dir);
   CHECK(good.reserve_checked == 1, "%s: both copies give the key", dir);
+  CHECK(good.key_index == 0 && good.has_second_key == 0, "%s: one key", dir);
+  gostx_keycont two;
+  gostx_cpro_files ff = files_of(&b);
+  CHECK_RC(gostx_cpro_read_key(&ff, NULL, 0, 1, &two), GOSTX_EINVAL, "no secondary key");
+  CHECK(two.why == GOSTX_KEYCONT_UNSUPPORTED && strstr(two.detail, "no secondary key") &&
+            !two.key.has_private,
+        "no secondary key: said");
+  CHECK_RC(gostx_cpro_read_key(&ff, NULL, 0, 2, &two), GOSTX_EINVAL, "no third key");
   CHECK(!good.gost2001 && good.key.has_private, "%s: a 2012 private key", dir);
 
   under_pin(&b, &good);
