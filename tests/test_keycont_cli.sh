@@ -248,6 +248,11 @@ mkdir empty
 "$G" key import empty -out x.pem -passin pass: -nocrypt 2>err
 check "not a container: exit 2" [ $? = 2 ]
 check "not a container: said" grep -q "header.key" err
+"$G" key import "$V/91team-srv" -out x.pem -nocrypt -passin pass: -keyspec signature 2>err
+check "-keyspec signature, an exchange key alone: exit 2" [ $? = 2 ]
+check "-keyspec signature, an exchange key alone: said" grep -q "holds no signature key" err
+"$G" key import "$V/91team-srv" -out x.pem -nocrypt -passin pass: -keyspec other 2>/dev/null
+check "-keyspec other: exit 2" [ $? = 2 ]
 "$G" key import empty -out x.pem -nocrypt -pfx 2>/dev/null
 check "-nocrypt -pfx: exit 2" [ $? = 2 ]
 check "nothing written" [ ! -e x.pem ]
