@@ -239,6 +239,42 @@ EOF
   "$G" key import one -out bad.pem -nocrypt -passin pass:qawsqaws -keyspec signature 2>err
   check "two keys: primary.key without the secondary key: exit 2" [ $? = 2 ]
   check "two keys: primary.key without the secondary key: named" grep -q "primary.key" err
+  # A 512-bit key: masks.key and primary.key made as above for a GOST R
+  # 34.10-2012 512-bit key and certificate of gostx's own (header.key's key
+  # parameters, certificate and fingerprint replaced): the 64-byte mask, its
+  # IMIT under its last 32 bytes, d = k / mask mod q
+  "$G" genpkey -c 512A -o k512.key && "$G" req -x509 -key k512.key -subj /CN=k512 -outform DER -out k512.der
+  mkdir k512 && cp pin/name.key k512/
+  python3 - "$("$G" pkey -i k512.key -text | sed -n 's/^d: //p')" \
+    "$("$G" pkey -i k512.key -text | sed -n 's/^x: //p')" "$G" <<'EOF'
+import subprocess, sys
+from hdr import enc, rebuild
+q = int("ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+        "27e69532f48d89116ff22b8d4e0560609b4b38abfad2b85dcacdb1411f10b275", 16)  # 512 A's
+d, G = int(sys.argv[1], 16), sys.argv[3]
+salt = bytes.fromhex("98e4f49415555d8ab20567a0")
+K = "b551b39608787399ba85c59c68906b8f83c289ccee3c6141700dfc75ec0fd9f5"
+m = int("01" + "a5" * 63, 16)
+le = lambda v: v.to_bytes(64, "little")
+run = lambda *a, data: subprocess.run([G, *a], input=data, capture_output=True, check=True).stdout
+mac = bytes.fromhex(run("mac", "gost89-imit", "-k", le(m)[32:].hex(), "--sbox", "tc26-z", data=salt).decode().strip())
+open("k512/masks.key", "wb").write(enc(0x30, enc(4, le(m)) + enc(4, salt) + enc(4, mac)))
+key = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=le(d * m % q))
+open("k512/primary.key", "wb").write(enc(0x30, enc(4, key)))
+oid = lambda t: enc(6, bytes.fromhex(t))
+params = enc(0x30, bytes.fromhex("03020780") + enc(0xa0, oid("2a85030701010102") +
+             enc(0x30, oid("2a8503070102010201") + oid("2a85030701010203"))))
+new = {0x30: params, 0x85: enc(0x85, open("k512.der", "rb").read()),
+       0x8a: enc(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
+rebuild("pin/header.key", "k512/header.key", G, lambda t, e: new.get(t, e))
+EOF
+  check "512: import under the PIN" "$G" key import k512 -out k512.pem -nocrypt -passin pass:qawsqaws -certout k512.crt 2>err
+  check "512: said" grep -q "512 bits" err
+  check "512: the key" same "$(pub_of_key k512.key)" "$(pub_of_key k512.pem)"
+  check "512: the key is the certificate's" key_is_certs k512.pem k512.crt
+  "$G" key import k512 -out bad.pem -nocrypt -passin pass:qawsqawS 2>err
+  check "512: a wrong PIN: exit 1" [ $? = 1 ]
+  check "512: a wrong PIN: said" grep -q "wrong PIN" err
 fi
 
 # usage: no folder, not a container, -nocrypt with -pfx
