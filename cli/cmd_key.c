@@ -11,7 +11,7 @@
 #include "commands.h"
 
 enum { O_OUT = 1, O_PASSIN, O_PASSOUT, O_NOCRYPT, O_PFX, O_CERTOUT, O_ITER, O_P11, O_PIN, O_LABEL,
-       O_ID, O_HELP };
+       O_ID, O_HELP, O_KEYSPEC };
 
 static const cli_opt opts[] = {
     {"out", 'o', CLI_PATH, O_OUT},       {"passin", 0, CLI_ARG, O_PASSIN},
@@ -20,11 +20,12 @@ static const cli_opt opts[] = {
     {"certout", 0, CLI_PATH, O_CERTOUT}, {"iter", 0, CLI_ARG, O_ITER},
     {"p11", 0, CLI_ARG, O_P11},          {"pin", 0, CLI_ARG, O_PIN},
     {"label", 0, CLI_ARG, O_LABEL},      {"id", 0, CLI_ARG, O_ID},
-    {"help", 'h', CLI_NOARG, O_HELP},    {NULL, 0, 0, 0},
+    {"help", 'h', CLI_NOARG, O_HELP},    {"keyspec", 0, CLI_ARG, O_KEYSPEC},
+    {NULL, 0, 0, 0},
 };
 
 typedef struct args {
-  const char *action, *dir, *out, *passin, *passout, *certout, *p11, *pin, *label, *id;
+  const char *action, *dir, *out, *passin, *passout, *certout, *p11, *pin, *label, *id, *keyspec;
   uint64_t iter;
   int nocrypt, pfx;
 } args;
@@ -33,6 +34,7 @@ static void help(void) {
   printf(
       "Usage: gostx key import DIR -out FILE [-passin ARG] [-passout ARG|-nocrypt]\n"
       "                        [-pfx] [-certout CERT.pem] [-iter N]\n"
+      "                        [-keyspec exchange|signature]\n"
       "       gostx key import DIR -p11 TOKEN [-passin ARG] [-pin ARG] [--label L] [--id HEX]\n\n"
       "Reads the CryptoPro CSP file container DIR (header.key, masks.key,\n"
       "primary.key; name.key, masks2.key and primary2.key when there) under its PIN\n"
@@ -43,6 +45,8 @@ static void help(void) {
       "container's certificate (PEM). The key is written only when the public key\n"
       "derived from the container is the one the container records and, when the\n"
       "container holds a certificate, the certificate's: a mismatch is refused.\n"
+      "A container may hold two keys (an exchange and a signature key): the\n"
+      "primary one is read unless -keyspec names the other; both are listed.\n"
       "The folder is never written to; the output is 0600, written to a temporary\n"
       "file and renamed (nothing is written on failure). GOST R 34.10-2001 keys are\n"
       "read and refused for writing (gostx's key files are GOST R 34.10-2012).\n"
@@ -79,6 +83,7 @@ static int parse_args(int argc, char **argv, args *a) {
       case O_PIN: a->pin = p.arg; break;
       case O_LABEL: a->label = p.arg; break;
       case O_ID: a->id = p.arg; break;
+      case O_KEYSPEC: a->keyspec = p.arg; break;
       case O_HELP: help(); return -1;
       case CLI_POS:
         if (!a->action) a->action = p.pos;
@@ -99,6 +104,8 @@ static int parse_args(int argc, char **argv, args *a) {
   if (!a->out && !a->p11) return cli_usage("key import: missing -out FILE (or -p11 TOKEN)");
   if (a->nocrypt && (a->passout || a->pfx))
     return cli_usage("key import: -nocrypt takes no -passout or -pfx");
+  if (a->keyspec && strcmp(a->keyspec, "exchange") && strcmp(a->keyspec, "signature"))
+    return cli_usage("key import: -keyspec takes exchange or signature");
   return 0;
 }
 
@@ -154,9 +161,31 @@ static int read_error(const char *dir, int rc, const gostx_keycont *c) {
   }
 }
 
+static const char *usage_name(gostx_keycont_usage u) {
+  return u == GOSTX_KEYCONT_EXCHANGE ? "exchange" : "signature";
+}
+
+/* The key -keyspec asks for (the primary key without it): the other key
+ * read when the primary is not the one asked for. */
+static int read_chosen(const args *a, const gostx_cpro_files *cf, const uint8_t *pin,
+                       size_t pin_len, gostx_keycont *c) {
+  int lrc = gostx_cpro_read(cf, pin, pin_len, c);
+  if (lrc) return read_error(a->dir, lrc, c);
+  if (!a->keyspec || !strcmp(a->keyspec, usage_name(c->usage))) return 0;
+  if (c->has_second_key == 1 && !strcmp(a->keyspec, usage_name(c->other_usage))) {
+    gostx_keycont_clear(c);
+    lrc = gostx_cpro_read_key(cf, pin, pin_len, 1, c);
+    return lrc ? read_error(a->dir, lrc, c) : 0;
+  }
+  cli_err("key import: %s: the container holds no %s key (its key is a%s %s key)", a->dir,
+          a->keyspec, c->usage == GOSTX_KEYCONT_EXCHANGE ? "n" : "", usage_name(c->usage));
+  gostx_keycont_clear(c);
+  return CLI_EXIT_USAGE;
+}
+
 static void describe(const char *dir, const gostx_keycont *c) {
-  fprintf(stderr, "key import: %s: container \"%s\", %s key, GOST R 34.10-%s (%zu bits, %s)%s\n",
-          dir, c->name, c->usage == GOSTX_KEYCONT_EXCHANGE ? "exchange" : "signature",
+  fprintf(stderr, "key import: %s: container \"%s\", %s %s key, GOST R 34.10-%s (%zu bits, %s)%s\n",
+          dir, c->name, c->key_index ? "secondary" : "primary", usage_name(c->usage),
           c->gost2001 ? "2001" : "2012", 8 * c->key.len, c->key.oid,
           c->exportable ? "" : ", marked not exportable");
   gostx_x509_cert x;
@@ -167,7 +196,11 @@ static void describe(const char *dir, const gostx_keycont *c) {
   if (c->reserve_checked < 0)
     fprintf(stderr, "key import: warning: the reserve copy (primary2.key, masks2.key) is "
                     "damaged; the key was read from primary.key\n");
-  if (c->has_second_key)
+  if (c->has_second_key == 1)
+    fprintf(stderr, "key import: the container's %s key too: %s (-keyspec %s reads it)\n",
+            c->key_index ? "primary" : "secondary", usage_name(c->other_usage),
+            usage_name(c->other_usage));
+  else if (c->has_second_key)
     fprintf(stderr, "key import: warning: the container holds a second key, which is not "
                     "read (docs/KEYS.md)\n");
 }
@@ -238,10 +271,7 @@ static int import(const args *a) {
   if (!rc)
     rc = a->passin ? cli_pfx_pass("-passin", a->passin, pin, &pin_len)
                    : cli_read_pass(NULL, "Enter the container's PIN: ", 0, pin, &pin_len);
-  if (!rc) {
-    int lrc = gostx_cpro_read(&cf, pin, pin_len, &c);
-    if (lrc) rc = read_error(a->dir, lrc, &c);
-  }
+  if (!rc) rc = read_chosen(a, &cf, pin, pin_len, &c);
   gostx_memzero(pin, sizeof pin);
   if (!rc) describe(a->dir, &c);
   if (!rc && c.gost2001) {

@@ -24,6 +24,37 @@ if command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1; then
   export OPENSSL_CONF=$here/support/gost_engine.cnf
 fi
 
+# header.key rebuilt (python3): each element of its content through
+# edit(tag, element) -> bytes, its check value made again (gostx mac)
+cat >hdr.py <<'EOF'
+import subprocess
+def tlv(b, i):  # tag, header length, content length at i
+    n = b[i + 1]
+    if n < 0x80:
+        return b[i], 2, n
+    k = n & 0x7f
+    return b[i], 2 + k, int.from_bytes(b[i + 2:i + 2 + k], 'big')
+def enc(tag, c):
+    n = len(c)
+    if n < 0x80:
+        return bytes([tag, n]) + c
+    ln = n.to_bytes((n.bit_length() + 7) // 8, 'big')
+    return bytes([tag, 0x80 | len(ln)]) + ln + c
+def rebuild(src, dst, G, edit):
+    h = open(src, 'rb').read()
+    _, oh, _ = tlv(h, 0)
+    _, ch, cn = tlv(h, oh)
+    content, i, out = h[oh + ch:oh + ch + cn], 0, b''
+    while i < len(content):
+        t, hl, n = tlv(content, i)
+        out += edit(t, content[i:i + hl + n])
+        i += hl + n
+    c = enc(0x30, out)
+    mac = subprocess.run([G, 'mac', 'gost89-imit', '-k', '00' * 32, '--sbox', 'tc26-z'],
+                         input=c, capture_output=True, check=True).stdout.decode().strip()
+    open(dst, 'wb').write(enc(0x30, c + enc(0x04, bytes.fromhex(mac))))
+EOF
+
 for src in "$V"/*/; do
   name=$(basename "$src")
   cp -r "$src" "c_$name"
@@ -101,32 +132,10 @@ for src in "$V"/*/; do
     "$G" genpkey -c 256B -o other.key && "$G" req -x509 -key other.key -subj /CN=other -outform DER -out other.der
     rm -rf d t.pem && cp -r "$C" d
     python3 - d/header.key other.der "$G" <<'EOF'
-import subprocess, sys
-def tlv(b, i):  # tag, header length, content length at i
-    n = b[i + 1]
-    if n < 0x80:
-        return b[i], 2, n
-    k = n & 0x7f
-    return b[i], 2 + k, int.from_bytes(b[i + 2:i + 2 + k], 'big')
-def enc(tag, c):
-    n = len(c)
-    if n < 0x80:
-        return bytes([tag, n]) + c
-    ln = n.to_bytes((n.bit_length() + 7) // 8, 'big')
-    return bytes([tag, 0x80 | len(ln)]) + ln + c
-h = open(sys.argv[1], 'rb').read()
-_, oh, _ = tlv(h, 0)
-_, ch, cn = tlv(h, oh)
-content, i, out = h[oh + ch:oh + ch + cn], 0, b''
-while i < len(content):
-    t, hl, n = tlv(content, i)
-    e = content[i:i + hl + n]
-    out += enc(t, open(sys.argv[2], 'rb').read()) if t in (0x85, 0xa5) else e
-    i += hl + n
-c = enc(0x30, out)
-mac = subprocess.run([sys.argv[3], 'mac', 'gost89-imit', '-k', '00' * 32, '--sbox', 'tc26-z'],
-                     input=c, capture_output=True, check=True).stdout.decode().strip()
-open(sys.argv[1], 'wb').write(enc(0x30, c + enc(0x04, bytes.fromhex(mac))))
+import sys
+from hdr import enc, rebuild
+cert = open(sys.argv[2], 'rb').read()
+rebuild(sys.argv[1], sys.argv[1], sys.argv[3], lambda t, e: enc(t, cert) if t in (0x85, 0xa5) else e)
 EOF
     "$G" key import d -out t.pem -nocrypt -passin pass: 2>err
     check "$name: another certificate: exit 1" [ $? = 1 ]
@@ -136,6 +145,138 @@ EOF
   check "$name: the folder is unchanged" same "$before" "$(tree_sum "$C")"
 done
 
+# A container under a PIN: no PIN-protected container could be copied byte
+# for byte, so masks.key and primary.key are built around the published salt
+# and PIN-derived key (tests/test_keycont.c names them: PIN "qawsqaws") with
+# the key of 91team-srv (mask = k / d mod q), under its header and certificate
+if command -v python3 >/dev/null; then
+  S=$V/91team-srv
+  mkdir pin && cp "$S/header.key" "$S/name.key" pin/
+  "$G" key import "$S" -out plain.pem -nocrypt -passin pass: 2>/dev/null
+  d=$("$G" pkey -i plain.pem -text | sed -n 's/^d: //p')
+  python3 - "$d" "$G" <<'EOF'
+import subprocess, sys
+q = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893  # XchA's (CryptoPro-A's) q
+d, G = int(sys.argv[1], 16), sys.argv[2]
+salt = bytes.fromhex("98e4f49415555d8ab20567a0")
+K = "b551b39608787399ba85c59c68906b8f83c289ccee3c6141700dfc75ec0fd9f5"
+k = int("01" + "5a" * 31, 16)
+m = k * pow(d, -1, q) % q
+le = lambda v: v.to_bytes(32, "little")
+run = lambda *a, data: subprocess.run([G, *a], input=data, capture_output=True, check=True).stdout
+mac = bytes.fromhex(run("mac", "gost89-imit", "-k", le(m).hex(), "--sbox", "tc26-z", data=salt).decode().strip())
+enc = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=le(k))
+open("pin/masks.key", "wb").write(b"\x30\x36\x04\x20" + le(m) + b"\x04\x0c" + salt + b"\x04\x04" + mac)
+open("pin/primary.key", "wb").write(b"\x30\x22\x04\x20" + enc)
+EOF
+  want=$(pub_of_key plain.pem)
+  check "PIN: import" "$G" key import pin -out pin.pem -nocrypt -passin pass:qawsqaws
+  check "PIN: the key" same "$want" "$(pub_of_key pin.pem)"
+  printf 'qawsqaws\n' >pin.txt
+  check "PIN from a file" "$G" key import pin -out pin2.pem -nocrypt -passin file:pin.txt
+  for p in "" qawsqawS qawsqaw; do
+    "$G" key import pin -out bad.pem -nocrypt -passin "pass:$p" 2>err
+    check "PIN '$p': exit 1" [ $? = 1 ]
+    check "PIN '$p': said wrong" grep -q "wrong PIN" err
+    check "PIN '$p': nothing written" [ ! -e bad.pem ]
+  done
+  # Two keys (the secondary key as rudonick/crypto's gostASN1.js and
+  # gostKeys.js describe it: header.key [4] its parameters, [6] its
+  # certificate, [11] its fingerprint; primary.key's second OCTET STRING,
+  # under the same PIN-derived key and mask), built on the container above
+  # with a signature key of gostx's own: no public container holds two keys
+  "$G" genpkey -c 256B -o sig.key && "$G" req -x509 -key sig.key -subj /CN=sig -outform DER -out sig.der
+  ds=$("$G" pkey -i sig.key -text | sed -n 's/^d: //p')
+  xs=$("$G" pkey -i sig.key -text | sed -n 's/^x: //p')
+  two() { # two DIR CERT: the container with the secondary key, CERT its [6]
+    mkdir "$1" && cp pin/name.key pin/masks.key "$1"/
+    python3 - "$1" "$2" "$ds" "$xs" "$G" <<'EOF'
+import subprocess, sys
+from hdr import enc, rebuild
+out, cert, G = sys.argv[1], open(sys.argv[2], 'rb').read(), sys.argv[5]
+q = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893
+K = "b551b39608787399ba85c59c68906b8f83c289ccee3c6141700dfc75ec0fd9f5"
+run = lambda *a, data: subprocess.run([G, *a], input=data, capture_output=True, check=True).stdout
+masks = open("pin/masks.key", "rb").read()
+m = int.from_bytes(masks[4:36], "little")
+k2 = int(sys.argv[3], 16) * m % q
+primary = open("pin/primary.key", "rb").read()
+second = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=k2.to_bytes(32, "little"))
+open(out + "/primary.key", "wb").write(enc(0x30, primary[2:] + enc(0x04, second)))
+oid = lambda t: bytes([6, len(t)]) + t
+params = enc(0xa4, bytes.fromhex("03020780") + enc(0xa0, oid(bytes.fromhex("2a85030701010101")) +
+             enc(0x30, oid(bytes.fromhex("2a850302022301")) + oid(bytes.fromhex("2a85030701010202")))))
+fp = enc(0x8b, bytes.fromhex(sys.argv[4])[::-1][:8])
+add = {0x82: params, 0x85: enc(0x86, cert), 0x8a: fp}  # after [2], [5], [10]
+rebuild("pin/header.key", out + "/header.key", G, lambda t, e: e + add.get(t, b''))
+EOF
+  }
+  two two sig.der
+  sigpub=$(pub_of_key sig.key)
+  check "two keys: the primary by default" "$G" key import two -out p.pem -nocrypt -passin pass:qawsqaws 2>err
+  check "two keys: the primary is the exchange key" same "$want" "$(pub_of_key p.pem)"
+  check "two keys: the other listed" grep -q "secondary key too: signature" err
+  check "two keys: -keyspec exchange" "$G" key import two -out e.pem -nocrypt -passin pass:qawsqaws -keyspec exchange
+  check "two keys: -keyspec exchange: the key" same "$want" "$(pub_of_key e.pem)"
+  check "two keys: -keyspec signature" "$G" key import two -out s.pem -nocrypt -passin pass:qawsqaws -keyspec signature -certout s.crt 2>err
+  check "two keys: the signature key" same "$sigpub" "$(pub_of_key s.pem)"
+  check "two keys: said secondary" grep -q "secondary signature key" err
+  check "two keys: the signature key's certificate" key_is_certs s.pem s.crt
+  check "two keys: the signature key as a PFX" "$G" key import two -out s.pfx -passin pass:qawsqaws -keyspec signature -pfx -passout pass:pw
+  "$G" key import two -out bad.pem -nocrypt -passin pass:qawsqawS -keyspec signature 2>err
+  check "two keys: a wrong PIN: exit 1" [ $? = 1 ]
+  check "two keys: a wrong PIN: said" grep -q "wrong PIN" err
+  # [6] another key's certificate: the signature key refused, the primary still read
+  cert_block 91team-srv.crt | sed '1d;$d' | base64 -d >xch.der
+  two badcert xch.der
+  "$G" key import badcert -out bad.pem -nocrypt -passin pass:qawsqaws -keyspec signature 2>err
+  check "two keys: another key's certificate: exit 1" [ $? = 1 ]
+  check "two keys: another key's certificate: said" grep -q "not the key of its certificate" err
+  check "two keys: another key's certificate: nothing written" [ ! -e bad.pem ]
+  check "two keys: the primary still read" "$G" key import badcert -out p2.pem -nocrypt -passin pass:qawsqaws
+  # the secondary key missing from primary.key: primary.key named
+  rm -rf one && cp -r two one && cp pin/primary.key one/
+  "$G" key import one -out bad.pem -nocrypt -passin pass:qawsqaws -keyspec signature 2>err
+  check "two keys: primary.key without the secondary key: exit 2" [ $? = 2 ]
+  check "two keys: primary.key without the secondary key: named" grep -q "primary.key" err
+  # A 512-bit key: masks.key and primary.key made as above for a GOST R
+  # 34.10-2012 512-bit key and certificate of gostx's own (header.key's key
+  # parameters, certificate and fingerprint replaced): the 64-byte mask, its
+  # IMIT under its last 32 bytes, d = k / mask mod q
+  "$G" genpkey -c 512A -o k512.key && "$G" req -x509 -key k512.key -subj /CN=k512 -outform DER -out k512.der
+  mkdir k512 && cp pin/name.key k512/
+  python3 - "$("$G" pkey -i k512.key -text | sed -n 's/^d: //p')" \
+    "$("$G" pkey -i k512.key -text | sed -n 's/^x: //p')" "$G" <<'EOF'
+import subprocess, sys
+from hdr import enc, rebuild
+q = int("ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+        "27e69532f48d89116ff22b8d4e0560609b4b38abfad2b85dcacdb1411f10b275", 16)  # 512 A's
+d, G = int(sys.argv[1], 16), sys.argv[3]
+salt = bytes.fromhex("98e4f49415555d8ab20567a0")
+K = "b551b39608787399ba85c59c68906b8f83c289ccee3c6141700dfc75ec0fd9f5"
+m = int("01" + "a5" * 63, 16)
+le = lambda v: v.to_bytes(64, "little")
+run = lambda *a, data: subprocess.run([G, *a], input=data, capture_output=True, check=True).stdout
+mac = bytes.fromhex(run("mac", "gost89-imit", "-k", le(m)[32:].hex(), "--sbox", "tc26-z", data=salt).decode().strip())
+open("k512/masks.key", "wb").write(enc(0x30, enc(4, le(m)) + enc(4, salt) + enc(4, mac)))
+key = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=le(d * m % q))
+open("k512/primary.key", "wb").write(enc(0x30, enc(4, key)))
+oid = lambda t: enc(6, bytes.fromhex(t))
+params = enc(0x30, bytes.fromhex("03020780") + enc(0xa0, oid("2a85030701010102") +
+             enc(0x30, oid("2a8503070102010201") + oid("2a85030701010203"))))
+new = {0x30: params, 0x85: enc(0x85, open("k512.der", "rb").read()),
+       0x8a: enc(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
+rebuild("pin/header.key", "k512/header.key", G, lambda t, e: new.get(t, e))
+EOF
+  check "512: import under the PIN" "$G" key import k512 -out k512.pem -nocrypt -passin pass:qawsqaws -certout k512.crt 2>err
+  check "512: said" grep -q "512 bits" err
+  check "512: the key" same "$(pub_of_key k512.key)" "$(pub_of_key k512.pem)"
+  check "512: the key is the certificate's" key_is_certs k512.pem k512.crt
+  "$G" key import k512 -out bad.pem -nocrypt -passin pass:qawsqawS 2>err
+  check "512: a wrong PIN: exit 1" [ $? = 1 ]
+  check "512: a wrong PIN: said" grep -q "wrong PIN" err
+fi
+
 # usage: no folder, not a container, -nocrypt with -pfx
 "$G" key import -out x.pem -passin pass: 2>/dev/null
 check "no folder: exit 2" [ $? = 2 ]
@@ -143,6 +284,11 @@ mkdir empty
 "$G" key import empty -out x.pem -passin pass: -nocrypt 2>err
 check "not a container: exit 2" [ $? = 2 ]
 check "not a container: said" grep -q "header.key" err
+"$G" key import "$V/91team-srv" -out x.pem -nocrypt -passin pass: -keyspec signature 2>err
+check "-keyspec signature, an exchange key alone: exit 2" [ $? = 2 ]
+check "-keyspec signature, an exchange key alone: said" grep -q "holds no signature key" err
+"$G" key import "$V/91team-srv" -out x.pem -nocrypt -passin pass: -keyspec other 2>/dev/null
+check "-keyspec other: exit 2" [ $? = 2 ]
 "$G" key import empty -out x.pem -nocrypt -pfx 2>/dev/null
 check "-nocrypt -pfx: exit 2" [ $? = 2 ]
 check "nothing written" [ ! -e x.pem ]

@@ -14,7 +14,9 @@
  *               salt under the mask }
  *   primary.key SEQUENCE { the masked key OCTET STRING }, encrypted (GOST
  *               28147-89 ECB) under a key derived from the PIN and the salt
- * d = k / mask mod q, k the decrypted key read little-endian. The PIN is
+ * d = k / mask mod q, k the decrypted key read little-endian. A secondary
+ * key (gostx_cpro_read_key) is primary.key's second OCTET STRING, with its
+ * parameters, certificate and fingerprint in header.key's [4], [6], [11]. The PIN is
  * right when Q's x begins with header.key's [10] bytes; then, when the
  * container holds a certificate, Q must be the certificate's key. */
 #ifndef GOSTX_KEYCONT_H
@@ -27,9 +29,9 @@ extern "C" {
 #endif
 
 /* The container's files, as bytes. primary2/masks2 may be NULL: they are
- * read as the reserve copy of the key when header.key says the container
- * keeps one (kccaReservePrimary), else they are taken to hold a second key,
- * which is not read (has_second_key). name may be NULL (it only carries the
+ * read as the reserve copy of the keys when header.key says the container
+ * keeps one (kccaReservePrimary), else they are taken to hold a key that is
+ * not read (has_second_key -1). name may be NULL (it only carries the
  * container's name). */
 typedef struct gostx_cpro_files {
   const uint8_t *header, *name, *primary, *masks, *primary2, *masks2;
@@ -73,8 +75,12 @@ typedef struct gostx_keycont {
   int reserve_checked;         /* 1: primary2/masks2 give the same key; 0: not given;
                                 * -1: the reserve copy is damaged or half of it missing
                                 * (the key came from primary/masks, checked as always) */
-  int has_second_key;          /* the header names a second key, or primary2/masks2 hold one
-                                * (no reserve copy kept): not read (docs/KEYS.md) */
+  int key_index;               /* 0 the container's primary key, 1 its secondary key */
+  int has_second_key;          /* 1: the container holds another key too (its usage in
+                                * other_usage; gostx_cpro_read_key reads either);
+                                * -1: it holds one in a form not read ([3], or
+                                * primary2/masks2 without the reserve flag) */
+  gostx_keycont_usage other_usage;
   const uint8_t *cert;         /* the certificate in header.key (points into it), or NULL */
   size_t cert_len;
   char name[128];              /* name.key's container name ("" when absent or unreadable) */
@@ -96,6 +102,14 @@ typedef struct gostx_keycont {
  * container's KDF: 2000 hash iterations with a PIN, 2 without, per copy. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cpro_read(const gostx_cpro_files *files, const uint8_t *pin,
                                                size_t pin_len, gostx_keycont *out);
+/* The same for the container's primary key (which 0) or secondary key
+ * (which 1: header.key's [4] parameters, [6] certificate, [11] fingerprint,
+ * primary.key's second OCTET STRING, under the same PIN-derived key and
+ * mask; GOSTX_EINVAL, why UNSUPPORTED, when there is none).
+ * gostx_cpro_read is which 0. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cpro_read_key(const gostx_cpro_files *files,
+                                                   const uint8_t *pin, size_t pin_len, int which,
+                                                   gostx_keycont *out);
 /* Wipes it (the private key included). */
 GOSTX_API void gostx_keycont_clear(gostx_keycont *c);
 

@@ -19,6 +19,10 @@
  *  - primary.key decrypts under K with GOST 28147-89 ECB (S-box Z for 2012
  *    keys, CryptoPro-A for 2001 keys) to k; d = k / mask mod q, k and the
  *    mask read little-endian.
+ *  - A secondary key (rudonick/crypto's description; no such container was
+ *    at hand): header.key [4] its parameters, [6] its certificate, [11] its
+ *    fingerprint; primary.key's second OCTET STRING, decrypted under the
+ *    same K (the primary key's KDF) and divided by the same mask.
  * The 2001 path (its S-boxes, its L, accepting CryptoPro-A S-boxes for the
  * IMITs too) follows the converters alone: no 2001 container was at hand
  * to check it; the [10] fingerprint and the certificate still guard it. */
@@ -64,14 +68,21 @@ static int refuse(gostx_keycont *o, int rc, gostx_keycont_why why, gostx_cpro_fi
 #define DAMAGED(o, f, what) refuse(o, GOSTX_EFORMAT, GOSTX_KEYCONT_DAMAGED, f, what)
 #define UNSUP(o, what) refuse(o, GOSTX_EUNSUP, GOSTX_KEYCONT_UNSUPPORTED, GOSTX_CPRO_NONE, what)
 
-/* What header.key says about the key. */
-typedef struct header {
+/* What header.key says about one key. */
+typedef struct keyinfo {
   gostx_gost3410_curve curve;
   size_t len;
   int gost2001;
   char ps_oid[GOSTX__KEY_OID_TEXT_MAX];
-  int exchange, exportable, reserve, second;
+  int exchange, exportable;
   gostx__der fp, cert;
+} keyinfo;
+
+/* ... and about the container: k[0] the primary key, k[1] the secondary
+ * key when the header gives its parameters ([4]) and fingerprint ([11]). */
+typedef struct header {
+  keyinfo k[2];
+  int reserve, second, other; /* other: a second key in a form not read ([3]) */
 } header;
 
 /* BIT STRING bit i (bit 0 the first) of a DER BIT STRING's content. */
@@ -92,7 +103,7 @@ static int oid_text(gostx__der *r, char *text) {
 
 /* The key's parameters: SEQUENCE { attributes BIT STRING, [0] { algorithm
  * OID, SEQUENCE { curve OID, digest OID, ... } }, ... }. */
-static int key_params(gostx__der seq, header *h, gostx_keycont *o) {
+static int key_params(gostx__der seq, keyinfo *h, gostx_keycont *o) {
   gostx__der bits, alg, params, e;
   char a[GOSTX__KEY_OID_TEXT_MAX], ignored[GOSTX__KEY_OID_TEXT_MAX];
   uint8_t tag;
@@ -184,38 +195,51 @@ static int parse_header(const gostx_cpro_files *f, header *h, gostx_keycont *o) 
   gostx__der kp;
   if (bits_get(&content, &bits) || gostx__der_get(&content, GOSTX__DER_SEQ, &kp, NULL))
     return DAMAGED(o, GOSTX_CPRO_HEADER, "the container's attributes are malformed");
-  int rc = key_params(kp, h, o);
+  int rc = key_params(kp, &h->k[0], o);
   if (rc == GOSTX_EFORMAT) return rc;
   static const uint8_t zero[32];
-  if (!imit_holds(zero, h->gost2001, whole.p, whole.n, mac.p))
+  if (!imit_holds(zero, h->k[0].gost2001, whole.p, whole.n, mac.p))
     return DAMAGED(o, GOSTX_CPRO_HEADER, "its check value does not hold (the file is damaged)");
   if (rc) return rc;
   if (bit(bits, 2)) return UNSUP(o, "the container holds no primary key (kccaPrimaryKeyAbsent)");
   if (bit(bits, 3)) return UNSUP(o, "a shared functional key carrier container (kccaFKCShared)");
   h->reserve = bit(bits, 1);
   size_t next = 0;
+  gostx__der kp2 = {NULL, 0};
   while (!gostx__der_done(&content)) {
     if (gostx__der_next(&content, &tag, &e, NULL)) return DAMAGED(o, GOSTX_CPRO_HEADER, "malformed");
     while (next < sizeof LATER && LATER[next] != tag) next++;
     if (next == sizeof LATER) return DAMAGED(o, GOSTX_CPRO_HEADER, "an element out of place");
     next++;
     switch (tag) {
-      case GOSTX__DER_CTXC(3):
-      case GOSTX__DER_CTXC(4):
-      case GOSTX__DER_CTX(11): h->second = 1; break;
+      case GOSTX__DER_CTXC(3): h->other = 1; break;
+      case GOSTX__DER_CTXC(4): kp2 = e; break;
       case GOSTX__DER_CTX(5):
-      case GOSTX__DER_CTXC(5): h->cert = e; break;
-      case GOSTX__DER_CTX(10): h->fp = e; break;
+      case GOSTX__DER_CTXC(5): h->k[0].cert = e; break;
+      case GOSTX__DER_CTX(6):
+      case GOSTX__DER_CTXC(6): h->k[1].cert = e; break;
+      case GOSTX__DER_CTX(10): h->k[0].fp = e; break;
+      case GOSTX__DER_CTX(11): h->k[1].fp = e; break;
       default: break;
     }
   }
-  if (h->fp.n == 0 || h->fp.n > h->len)
+  if (h->k[0].fp.n == 0 || h->k[0].fp.n > h->k[0].len)
     return DAMAGED(o, GOSTX_CPRO_HEADER, "no public key fingerprint ([10])");
+  /* The secondary key: [4] its parameters (the primary's form, implicitly
+   * tagged), [11] its fingerprint; one without the other is damage. */
+  if (!kp2.p != !h->k[1].fp.n)
+    return DAMAGED(o, GOSTX_CPRO_HEADER, "the secondary key's parameters ([4]) or fingerprint ([11]) is missing");
+  if (kp2.p) {
+    if ((rc = key_params(kp2, &h->k[1], o))) return rc;
+    if (h->k[1].fp.n > h->k[1].len)
+      return DAMAGED(o, GOSTX_CPRO_HEADER, "the secondary key's fingerprint ([11]) is malformed");
+    h->second = 1;
+  }
   return 0;
 }
 
 /* The container's KDF (top of the file): K[32]. */
-static void derive(const header *h, const uint8_t *pin, size_t pin_len, gostx__der salt,
+static void derive(const keyinfo *h, const uint8_t *pin, size_t pin_len, gostx__der salt,
                    uint8_t K[32]) {
   size_t L = h->gost2001 ? 32 : 64;
   uint8_t P[4 * PIN_MAX], hs[32], C[64], m36[64], m5c[64];
@@ -263,33 +287,43 @@ static void derive(const header *h, const uint8_t *pin, size_t pin_len, gostx__d
   gostx_memzero(m5c, sizeof m5c);
 }
 
-/* One copy (primary/masks or primary2/masks2) to d[len] (big-endian):
- * 0, or a DAMAGED refusal naming the file. */
-static int decode_copy(const header *h, const uint8_t *prim, size_t prim_len, gostx_cpro_file pf,
-                       const uint8_t *masks, size_t masks_len, gostx_cpro_file mf,
-                       const uint8_t *pin, size_t pin_len, uint8_t *d, gostx_keycont *o) {
-  gostx__der r = {masks, masks_len}, seq, mask, salt, mac, key;
+/* Key `which` (0 primary, 1 secondary) of one copy (primary/masks or
+ * primary2/masks2) to d[len] (big-endian): 0, or a refusal naming the file.
+ * primary.key is SEQUENCE { primary key, secondary key OPTIONAL }, both
+ * encrypted under the one PIN-derived key (the primary key's KDF) and
+ * masked by the one mask. */
+static int decode_copy(const header *h, int which, const uint8_t *prim, size_t prim_len,
+                       gostx_cpro_file pf, const uint8_t *masks, size_t masks_len,
+                       gostx_cpro_file mf, const uint8_t *pin, size_t pin_len, uint8_t *d,
+                       gostx_keycont *o) {
+  const keyinfo *k0 = &h->k[0], *kw = &h->k[which];
+  gostx__der r = {masks, masks_len}, seq, mask, salt, mac, key[2] = {{NULL, 0}, {NULL, 0}};
   if (!masks || gostx__der_get(&r, GOSTX__DER_SEQ, &seq, NULL) || !gostx__der_done(&r) ||
       gostx__der_get(&seq, GOSTX__DER_OCTETS, &mask, NULL) ||
       gostx__der_get(&seq, GOSTX__DER_OCTETS, &salt, NULL) ||
       gostx__der_get(&seq, GOSTX__DER_OCTETS, &mac, NULL) || !gostx__der_done(&seq) ||
-      mask.n != h->len || salt.n == 0 || salt.n > 64 || mac.n != MAC_LEN)
+      mask.n != k0->len || salt.n == 0 || salt.n > 64 || mac.n != MAC_LEN)
     return DAMAGED(o, mf, "malformed");
-  if (!imit_holds(mask.p + mask.n - 32, h->gost2001, salt.p, salt.n, mac.p))
+  if (!imit_holds(mask.p + mask.n - 32, k0->gost2001, salt.p, salt.n, mac.p))
     return DAMAGED(o, mf, "its check value does not hold (the file is damaged)");
   r = (gostx__der){prim, prim_len};
   if (!prim || gostx__der_get(&r, GOSTX__DER_SEQ, &seq, NULL) || !gostx__der_done(&r) ||
-      gostx__der_get(&seq, GOSTX__DER_OCTETS, &key, NULL) || !gostx__der_done(&seq) ||
-      key.n != h->len)
+      gostx__der_get(&seq, GOSTX__DER_OCTETS, &key[0], NULL) ||
+      (!gostx__der_done(&seq) && gostx__der_get(&seq, GOSTX__DER_OCTETS, &key[1], NULL)) ||
+      !gostx__der_done(&seq) || key[0].n != k0->len || (key[1].p && key[1].n != h->k[1].len))
     return DAMAGED(o, pf, "malformed");
+  if (which && !key[1].p)
+    return DAMAGED(o, pf, "the header names a secondary key, this file holds none");
+  if (kw->len != mask.n)
+    return UNSUP(o, "a secondary key of another size than the primary key's mask");
   uint8_t K[32], k[64], kb[64], mb[64];
   gostx_gost89_key ck;
-  derive(h, pin, pin_len, salt, K);
-  int rc = gostx_gost89_set_key(&ck, K, h->gost2001 ? GOSTX_SBOX_CRYPTOPRO_A : GOSTX_SBOX_TC26_Z);
-  if (!rc) rc = gostx_gost89_ecb_decrypt(&ck, key.p, h->len, k);
-  gostx__key_reverse(kb, k, h->len);
-  gostx__key_reverse(mb, mask.p, h->len);
-  if (!rc) rc = gostx__gost3410_unmask_div(h->curve, kb, mb, h->len, d);
+  derive(k0, pin, pin_len, salt, K);
+  int rc = gostx_gost89_set_key(&ck, K, kw->gost2001 ? GOSTX_SBOX_CRYPTOPRO_A : GOSTX_SBOX_TC26_Z);
+  if (!rc) rc = gostx_gost89_ecb_decrypt(&ck, key[which].p, kw->len, k);
+  gostx__key_reverse(kb, k, kw->len);
+  gostx__key_reverse(mb, mask.p, kw->len);
+  if (!rc) rc = gostx__gost3410_unmask_div(kw->curve, kb, mb, kw->len, d);
   gostx_memzero(K, sizeof K);
   gostx_memzero(k, sizeof k);
   gostx_memzero(kb, sizeof kb);
@@ -300,7 +334,7 @@ static int decode_copy(const header *h, const uint8_t *prim, size_t prim_len, go
 
 /* 1 when d gives a key whose x begins (little-endian) with the header's
  * fingerprint; the key into *key. */
-static int key_of(const header *h, const uint8_t *d, gostx_gost3410_key *key) {
+static int key_of(const keyinfo *h, const uint8_t *d, gostx_gost3410_key *key) {
   gostx_gost3410_key k;
   uint8_t x_le[64];
   if (gostx_gost3410_key_set_private(&k, h->curve, d, h->len, h->ps_oid)) return 0;
@@ -339,31 +373,36 @@ static int name_ok(const gostx_cpro_files *f) {
          !gostx__der_get(&seq, 0x16, &s, NULL) && gostx__der_done(&seq);
 }
 
-int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_len,
-                    gostx_keycont *o) {
+int gostx_cpro_read_key(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_len, int which,
+                        gostx_keycont *o) {
   if (!o) return GOSTX_EINVAL;
   memset(o, 0, sizeof *o);
-  if (!f || (pin_len && !pin)) return refuse(o, GOSTX_EINVAL, GOSTX_KEYCONT_UNSUPPORTED, GOSTX_CPRO_NONE, "invalid arguments");
+  if (!f || (pin_len && !pin) || (which != 0 && which != 1))
+    return refuse(o, GOSTX_EINVAL, GOSTX_KEYCONT_UNSUPPORTED, GOSTX_CPRO_NONE, "invalid arguments");
   if (pin_len > PIN_MAX) return UNSUP(o, "a PIN longer than 256 bytes");
   header h;
   int rc = parse_header(f, &h, o);
   if (rc) return rc;
   if (f->name && !name_ok(f)) return DAMAGED(o, GOSTX_CPRO_NAME, "malformed");
-  /* primary2/masks2 are a reserve copy of the key when the container says
-   * so (kccaReservePrimary); else they hold another key, not read here */
+  if (which && !h.second)
+    return refuse(o, GOSTX_EINVAL, GOSTX_KEYCONT_UNSUPPORTED, GOSTX_CPRO_NONE,
+                  "the container holds no secondary key");
+  const keyinfo *ki = &h.k[which];
+  /* primary2/masks2 are a reserve copy of the keys when the container says
+   * so (kccaReservePrimary); else they are taken to hold a key not read here */
   int reserve = h.reserve && f->primary2 && f->masks2;
   uint8_t d[64], d2[64];
-  rc = decode_copy(&h, f->primary, f->primary_len, GOSTX_CPRO_PRIMARY, f->masks, f->masks_len,
-                   GOSTX_CPRO_MASKS, pin, pin_len, d, o);
-  int ok = !rc && key_of(&h, d, &o->key);
+  rc = decode_copy(&h, which, f->primary, f->primary_len, GOSTX_CPRO_PRIMARY, f->masks,
+                   f->masks_len, GOSTX_CPRO_MASKS, pin, pin_len, d, o);
+  int ok = !rc && key_of(ki, d, &o->key);
   if (reserve) {
     gostx_keycont o2;
     memset(&o2, 0, sizeof o2);
-    int rc2 = decode_copy(&h, f->primary2, f->primary2_len, GOSTX_CPRO_PRIMARY2, f->masks2,
+    int rc2 = decode_copy(&h, which, f->primary2, f->primary2_len, GOSTX_CPRO_PRIMARY2, f->masks2,
                           f->masks2_len, GOSTX_CPRO_MASKS2, pin, pin_len, d2, &o2);
     gostx_gost3410_key k2;
-    int ok2 = !rc2 && key_of(&h, d2, &k2);
-    if (ok && ok2) o->reserve_checked = same_ct(k2.d, o->key.d, h.len) ? 1 : -1;
+    int ok2 = !rc2 && key_of(ki, d2, &k2);
+    if (ok && ok2) o->reserve_checked = same_ct(k2.d, o->key.d, ki->len) ? 1 : -1;
     else if (ok) o->reserve_checked = -1;
     else if (ok2 && !rc) /* the reserve copy holds: primary.key's ciphertext is what changed */
       rc = DAMAGED(o, GOSTX_CPRO_PRIMARY, "it does not decrypt to the container's key, its "
@@ -380,24 +419,34 @@ int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_le
                           : "wrong PIN (or primary.key damaged): the key decrypted under it is "
                             "not the container's");
   if (h.reserve && !f->primary2 != !f->masks2) o->reserve_checked = -1; /* half a reserve copy */
-  if (!h.reserve && (f->primary2 || f->masks2)) h.second = 1;
-  o->gost2001 = h.gost2001;
-  o->usage = h.exchange ? GOSTX_KEYCONT_EXCHANGE : GOSTX_KEYCONT_SIGNATURE;
-  o->exportable = h.exportable;
-  o->has_second_key = h.second;
-  if (h.cert.n) {
+  o->key_index = which;
+  o->gost2001 = ki->gost2001;
+  o->usage = ki->exchange ? GOSTX_KEYCONT_EXCHANGE : GOSTX_KEYCONT_SIGNATURE;
+  o->exportable = ki->exportable;
+  if (h.second) {
+    o->has_second_key = 1;
+    o->other_usage = h.k[!which].exchange ? GOSTX_KEYCONT_EXCHANGE : GOSTX_KEYCONT_SIGNATURE;
+  } else if (h.other || (!h.reserve && (f->primary2 || f->masks2))) {
+    o->has_second_key = -1;
+  }
+  if (ki->cert.n) {
     gostx_x509_cert c;
-    if (gostx_x509_parse(h.cert.p, h.cert.n, &c, NULL)) {
+    if (gostx_x509_parse(ki->cert.p, ki->cert.n, &c, NULL)) {
       gostx_keycont_clear(o);
       return DAMAGED(o, GOSTX_CPRO_HEADER, "its certificate cannot be read");
     }
     cert_check(&c, o);
     if (o->why) return GOSTX_EINVAL;
-    o->cert = h.cert.p;
-    o->cert_len = h.cert.n;
+    o->cert = ki->cert.p;
+    o->cert_len = ki->cert.n;
   }
   read_name(f, o);
   return 0;
+}
+
+int gostx_cpro_read(const gostx_cpro_files *f, const uint8_t *pin, size_t pin_len,
+                    gostx_keycont *o) {
+  return gostx_cpro_read_key(f, pin, pin_len, 0, o);
 }
 
 void gostx_keycont_clear(gostx_keycont *c) {

@@ -6,8 +6,8 @@
  * none. Flag bit 7: the harness rewrites the IMIT check values of
  * header.key and masks.key (and masks2.key) to hold, so that mutations
  * reach what lies behind them. It must never crash or read out of bounds;
- * a refusal must say why (and name a file when it says DAMAGED); a key
- * that is accepted must be valid, its Q its d's, the certificate's key
+ * both keys are asked for (the primary and the secondary one); a refusal
+ * must say why (and name a file when it says DAMAGED); a key that is accepted must be valid, its Q its d's, the certificate's key
  * when there is one, and must write and read back as PKCS#8. */
 #include <stdint.h>
 #include <stdio.h>
@@ -108,16 +108,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   gostx_cpro_files f = {buf[0], buf[1], buf[2], buf[3], buf[4], buf[5],
                         len[0], len[1], len[2], len[3], len[4], len[5]};
-  gostx_keycont c;
-  int rc = gostx_cpro_read(&f, (const uint8_t *)"1", flags & 1, &c);
-  if (!rc) {
-    check_accepted(&c);
-  } else {
-    if (c.why == GOSTX_KEYCONT_OK || !c.detail[0]) bug("a refusal without its reason");
-    if (c.why == GOSTX_KEYCONT_DAMAGED && !gostx_cpro_file_name(c.file)[0])
-      bug("a damaged file not named");
+  /* both keys: the primary, and the secondary one (header.key [4]/[11],
+   * primary.key's second key) or its refusal */
+  for (int which = 0; which < 2; which++) {
+    gostx_keycont c;
+    int rc = gostx_cpro_read_key(&f, (const uint8_t *)"1", flags & 1, which, &c);
+    if (!rc) {
+      if (c.key_index != which) bug("the other key given");
+      check_accepted(&c);
+    } else {
+      if (c.why == GOSTX_KEYCONT_OK || !c.detail[0]) bug("a refusal without its reason");
+      if (c.why == GOSTX_KEYCONT_DAMAGED && !gostx_cpro_file_name(c.file)[0])
+        bug("a damaged file not named");
+    }
+    gostx_keycont_clear(&c);
   }
-  gostx_keycont_clear(&c);
 done:
   for (int i = 0; i < FILES; i++) free(buf[i]);
   return 0;

@@ -715,7 +715,43 @@ def p11_object_seeds():
 # fuzz_keycont: the CryptoPro containers of tests/vectors/cryptopro/, framed as
 # the harness reads them (flags, then each present file as a 2-byte length and
 # its bytes): whole (accepted), without the reserve copy, with the check
-# values left to the harness (flag 0x80), under a PIN (refused: wrong PIN).
+# values left to the harness (flag 0x80), under a PIN (refused: wrong PIN),
+# and shaped as a two-key container (check values left to the harness): the
+# primary key's parameters and fingerprint again as the secondary key's [4]
+# and [11], primary.key's key twice, so that the secondary key's paths run.
+def der_len(n):
+    return bytes([n]) if n < 0x80 else bytes([0x82]) + n.to_bytes(2, "big")
+
+def der_elems(b):  # (tag, whole element) of the DER elements in b
+    i, out = 0, []
+    while i < len(b):
+        n, h = b[i + 1], 2
+        if n & 0x80:
+            h, n = 2 + (n & 0x7f), int.from_bytes(b[i + 2:i + 2 + (n & 0x7f)], "big")
+        out.append((b[i], b[i:i + h + n]))
+        i += h + n
+    return out
+
+def der_body(e):  # the content of one element
+    return e[2 + (e[1] & 0x7f if e[1] & 0x80 else 0):]
+
+def two_keys(files):
+    outer = der_elems(der_body(files["header"]))
+    content, params = b"", b""
+    for t, e in der_elems(der_body(outer[0][1])):
+        content += e
+        if t == 0x30:
+            params = b"\xa4" + der_len(len(der_body(e))) + der_body(e)
+        if t == 0x82:  # [4] comes after [2]
+            content += params
+        if t == 0x8a:
+            content += b"\x8b" + e[1:]
+    c = b"\x30" + der_len(len(content)) + content
+    h = c + outer[1][1]
+    key = der_elems(der_body(files["primary"]))[0][1]
+    return dict(files, header=b"\x30" + der_len(len(h)) + h,
+                primary=b"\x30" + der_len(2 * len(key)) + key + key)
+
 def keycont_seeds():
     names = ["header", "name", "primary", "masks", "primary2", "masks2"]
     vec = os.path.join(here, "..", "vectors", "cryptopro")
@@ -726,12 +762,14 @@ def keycont_seeds():
             path = os.path.join(vec, c, n + ".key")
             if os.path.exists(path):
                 files[n] = open(path, "rb").read()
-        for drop, extra in (((), 0), (("primary2", "masks2"), 0), ((), 0x80), ((), 1)):
-            flags, body = extra, b""
+        for drop, extra in (((), 0), (("primary2", "masks2"), 0), ((), 0x80), ((), 1),
+                            (("primary2", "masks2"), 0x180)):
+            flags, body = extra & 0xff, b""
+            fs = two_keys(files) if extra & 0x100 else files
             for k, n in enumerate(names):
-                if n in files and n not in drop:
+                if n in fs and n not in drop:
                     flags |= 1 << (1 + k)
-                    body += len(files[n]).to_bytes(2, "big") + files[n]
+                    body += len(fs[n]).to_bytes(2, "big") + fs[n]
             put("fuzz_keycont", i, bytes([flags]) + body)
             i += 1
 
