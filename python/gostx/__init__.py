@@ -31,7 +31,7 @@ from .gost3410 import (Curve, PrivateKey, PublicKey, generate_private_key, load_
 from .hash import (HMAC, algorithms_available, algorithms_guaranteed, gost94, gost94_test,
                    hmac_streebog, new, streebog256, streebog512)
 from .kdf import kdf_256, kdf_tree, kexp15, kimp15, pbkdf2
-from . import cms, ocsp, pkcs12
+from . import cms, ocsp, pkcs11, pkcs12
 from .xts import KuznyechikXTS
 
 __version__ = ffi.string(lib.gostx_version()).decode()

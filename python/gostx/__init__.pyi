@@ -318,6 +318,8 @@ def load_der_private_key(data: _ReadableBuffer,
 def load_pem_public_key(data: _ReadableBuffer) -> PublicKey: ...
 def load_der_public_key(data: _ReadableBuffer) -> PublicKey: ...
 
+# keys on PKCS#11 tokens (pkcs11.py, its stub pkcs11.pyi)
+from . import pkcs11 as pkcs11
 # PKCS#12 (pkcs12.py, its stub pkcs12.pyi)
 from . import pkcs12 as pkcs12
 # CMS signatures (cms.py, its stub cms.pyi)

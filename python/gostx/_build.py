@@ -231,6 +231,40 @@ int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_k
                              void *out, size_t cap, size_t *out_len);
 void gostx_gost3410_key_clear(gostx_gost3410_key *key);
 int gostx_gost3410_key_encryption(const void *in, size_t in_len, char *text, size_t cap);
+int gostx_gost3410_key_is_private(const gostx_gost3410_key *key);
+int gostx_gost3410_key_sign(const gostx_gost3410_key *key, const uint8_t *digest,
+                            size_t digest_len, uint8_t *sig, size_t sig_len);
+int gostx_gost3410_key_vko(const gostx_gost3410_key *key, const uint8_t *peer_pub,
+                           size_t pub_len, const uint8_t *ukm, size_t ukm_len, uint8_t *out,
+                           size_t out_len);
+int gostx_gost3410_key_keg(const gostx_gost3410_key *key, const uint8_t *peer_pub,
+                           size_t pub_len, const uint8_t *h, size_t h_len, uint8_t *out,
+                           size_t out_len);
+/* keys on PKCS#11 tokens (include/gostx/pkcs11.h) */
+#define GOSTX_P11_HAS_PIN_VALUE ...
+typedef struct { unsigned has; ...; } gostx_p11_uri;
+int gostx_p11_uri_parse(gostx_p11_uri *uri, const char *text, char *why, size_t why_cap);
+void gostx_p11_uri_clear(gostx_p11_uri *uri);
+typedef enum gostx_p11_status { GOSTX_P11_OK, GOSTX_P11_BAD_URI, GOSTX_P11_MODULE,
+  GOSTX_P11_NO_TOKEN, GOSTX_P11_NO_OBJECT, GOSTX_P11_PIN_NEEDED, GOSTX_P11_PIN_INCORRECT,
+  GOSTX_P11_PIN_LOCKED, GOSTX_P11_REMOVED, GOSTX_P11_UNSUPPORTED, GOSTX_P11_BAD_ANSWER,
+  GOSTX_P11_TOKEN_ERROR, ... } gostx_p11_status;
+gostx_p11_status gostx_p11_error(char *buf, size_t cap);
+typedef struct gostx_p11_key gostx_p11_key;
+typedef int (*gostx_p11_pin_fn)(void *arg, const char *token_label, unsigned long flags,
+                                uint8_t *pin, size_t cap, size_t *pin_len);
+extern "Python" int gxpy_p11_pin(void *, const char *, unsigned long, uint8_t *, size_t,
+                                 size_t *);
+int gostx_p11_key_open(gostx_p11_key **out, const char *uri, gostx_p11_pin_fn pin_fn,
+                       void *pin_arg);
+int gostx_p11_cert_read(const char *uri, uint8_t **der, size_t *len);
+int gostx_p11_key_public(const gostx_p11_key *k, gostx_gost3410_key *pub);
+int gostx_p11_key_cert(const gostx_p11_key *k, const uint8_t **der, size_t *len);
+int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key);
+int gostx_p11_key_check(gostx_p11_key *k);
+void gostx_p11_key_free(gostx_p11_key *k);
+void gostx_p11_finalize(void);
+void free(void *p);
 /* PKCS#12 (include/gostx/pkcs12.h) */
 #define GOSTX_PKCS12_WORK_DEFAULT ...
 typedef struct gostx_pkcs12 gostx_pkcs12;
@@ -570,6 +604,7 @@ SOURCE = r"""
 #endif
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>

@@ -25,7 +25,7 @@ import time
 from typing import NamedTuple
 
 from ._native import GostxError, GostxTypeError, GostxValueError, check, ffi, held, lib, rbuf
-from .gost3410 import PrivateKey, _key_struct
+from .gost3410 import PrivateKey
 from .x509 import Certificate, Store
 from .x509 import Status as X509Status
 
@@ -284,7 +284,7 @@ def sign(content, cert, key, *, detached=True, cades=False, chain=(), signing_ti
     src = ffi.NULL if body is None else ffi.from_buffer(body)
     n = len(body) if body is not None else 0
     with held(key):
-        k = _key_struct(key._curve, key._live(), key._oid, private=True)
+        k = key._c_key()
         try:
             signer = ffi.new("gostx_cms_signer *", [cert._c, k])
             need = ffi.new("size_t *")
@@ -548,7 +548,7 @@ def decrypt(message, cert, key, *, originator=None):
     out = ffi.new("uint8_t[]", max(env.content.ciphertext_len, 1))
     n = ffi.new("size_t *")
     with held(key):
-        k = _key_struct(key._curve, key._live(), key._oid, private=True)
+        k = key._c_key()
         try:
             rc = lib.gostx_cms_enveloped_decrypt(env, cert_c, k, orig, out, len(out), n, st)
         finally:

@@ -229,7 +229,17 @@ class PrivateKey(SharedKey, _OnCurve):
     """A private key d (1 <= d < q) in C memory owned by this object, wiped by
     close(), context exit or garbage collection; C only reads it, so one
     object signs from any number of threads at once. Copies are independent
-    (closing one leaves the other); pickling is refused."""
+    (closing one leaves the other); pickling is refused.
+
+    A key on a PKCS#11 token (gostx.pkcs11.open_key) is a PrivateKey with no
+    d: it signs and derives on the token, every call that takes a key takes
+    it, and private_bytes / private_bytes_raw / pkcs12.dump refuse it."""
+
+    # For a token key: the gostx.pkcs11 object that owns the C token key
+    # (its sessions), and _h is then a gostx_gost3410_key[1] bound to it,
+    # never d. Every object (copies, TLS configs) that holds a struct bound
+    # to it holds this too, so the token key lives as long as they do.
+    _token = None
 
     def __init__(self, *args, **kwargs):
         raise GostxTypeError("PrivateKey objects come from PrivateKey.generate(curve) or "
@@ -276,6 +286,27 @@ class PrivateKey(SharedKey, _OnCurve):
             check(rc, "public key")
         return cls._new(curve, d, pub)
 
+    @classmethod
+    def _on_token(cls, curve, ckey, pub, oid, token):
+        self = cls._new(curve, ckey, pub, oid)
+        self._token = token
+        token.keys.add(self)
+        return self
+
+    def _c_key(self):
+        """A gostx_gost3410_key[1] of this key for one C call, which the caller
+        wipes (gostx_gost3410_key_clear); called while the key is held. A
+        token key's is a copy of its bound struct (no secret in it)."""
+        h = self._live()
+        if self._token is not None:
+            return ffi.new("gostx_gost3410_key[1]", [h[0]])
+        return _key_struct(self._curve, h, self._oid, private=True)
+
+    def _exportable(self):
+        if self._token is not None:
+            raise GostxValueError("the private key is on a PKCS#11 token and cannot be exported "
+                                  f"(its private part never leaves the token: {self._token.uri})")
+
     @holding
     def public_key(self):
         """The PublicKey Q = d P."""
@@ -285,6 +316,7 @@ class PrivateKey(SharedKey, _OnCurve):
     @holding
     def private_bytes_raw(self):
         """d, big-endian (a secret: the caller's to keep and wipe)."""
+        self._exportable()
         d = self._live()
         return bytes(ffi.buffer(d, len(d)))
 
@@ -310,6 +342,7 @@ class PrivateKey(SharedKey, _OnCurve):
         interrupts a long one at once (it finishes alone; nothing is returned)."""
         pbe = _cipher(cipher)
         iterations = _iterations(iterations)
+        self._exportable()
         d = self._live()
         if password is None:
             key = _key_struct(self._curve, d, self._oid, private=True)
@@ -335,6 +368,10 @@ class PrivateKey(SharedKey, _OnCurve):
         n = _size(curve)
         digest = _digest(curve, data, prehashed)
         sig, p = new_output(2 * n)
+        if self._token is not None:
+            rc = lib.gostx_gost3410_key_sign(self._live(), digest, n, p, 2 * n)
+            self._token.check(rc, "sign")
+            return sig
         check(lib.gostx_gost3410_sign(curve, self._live(), n, digest, n, p, 2 * n), "sign")
         return sig
 
@@ -364,11 +401,20 @@ class PrivateKey(SharedKey, _OnCurve):
         if not 1 <= len(u) <= n:
             raise GostxValueError(f"ukm must be 1..{n} bytes, got {len(u)}")
         out, p = new_output(size)
-        rc = lib.gostx_gost3410_vko(curve, self._live(), n, peer_public_key._raw, 2 * n, u, len(u),
-                                    p, size)
+        if self._token is not None:
+            rc = lib.gostx_gost3410_key_vko(self._live(), peer_public_key._raw, 2 * n, u, len(u),
+                                            p, size)
+        else:
+            rc = lib.gostx_gost3410_vko(curve, self._live(), n, peer_public_key._raw, 2 * n, u,
+                                        len(u), p, size)
+        return self._agreed(out, rc, "vko")
+
+    def _agreed(self, out, rc, what):
         if rc == lib.GOSTX_EINVAL:
             raise GostxValueError("peer public key has small order: no shared key with it")
-        check(rc, "vko")
+        if self._token is not None:
+            self._token.check(rc, what)
+        check(rc, what)
         return out
 
     @holding
@@ -386,26 +432,35 @@ class PrivateKey(SharedKey, _OnCurve):
         if len(hb) != 32:
             raise GostxValueError(f"h must be 32 bytes (the handshake hash H), got {len(hb)}")
         out, p = new_output(64)
-        rc = lib.gostx_gost3410_keg(curve, self._live(), n, peer_public_key._raw, 2 * n, hb, 32,
-                                    p, 64)
-        if rc == lib.GOSTX_EINVAL:
-            raise GostxValueError("peer public key has small order: no shared key with it")
-        check(rc, "keg")
-        return out
+        if self._token is not None:
+            rc = lib.gostx_gost3410_key_keg(self._live(), peer_public_key._raw, 2 * n, hb, 32,
+                                            p, 64)
+        else:
+            rc = lib.gostx_gost3410_keg(curve, self._live(), n, peer_public_key._raw, 2 * n, hb,
+                                        32, p, 64)
+        return self._agreed(out, rc, "keg")
 
     def _clear(self, h):
-        lib.gostx_memzero(h, len(h))
+        if self._token is not None:
+            lib.gostx_gost3410_key_clear(h)
+        else:
+            lib.gostx_memzero(h, len(h))
 
     def _duplicate(self):
         with held(self) as (d,):
-            other = self._fresh()
+            other = self._fresh()  # a token key's copy shares its _token
+            if self._token is not None:
+                other._h = ffi.new("gostx_gost3410_key[1]", [d[0]])
+                self._token.keys.add(other)
+                return other
             other._h = ffi.new("uint8_t[]", len(d))
             ffi.memmove(other._h, d, len(d))
             return other
 
     def __repr__(self):
         state = "closed" if self._closed or self._h is None else self._curve.param_set
-        return f"<gostx.PrivateKey {state}>"
+        where = " on a PKCS#11 token" if self._token is not None else ""
+        return f"<gostx.PrivateKey {state}{where}>"
 
 
 def generate_private_key(curve):

@@ -12,7 +12,7 @@ library's X.509 parser refuses is left out with a UserWarning naming it.
 import warnings
 
 from ._native import GostxTypeError, GostxValueError, check, ffi, held, lib, rbuf, rptr
-from .gost3410 import Curve, PrivateKey, _iterations, _key_struct, _password, _secret_copy
+from .gost3410 import Curve, PrivateKey, _iterations, _password, _secret_copy
 
 __all__ = ["load", "dump"]
 
@@ -127,6 +127,7 @@ def dump(key, cert, chain=(), password=b"", *, name=None, key_pbe="gost89", cert
     iterations: PBKDF2 rounds, 1..10,000,000."""
     if not isinstance(key, PrivateKey):
         raise GostxTypeError(f"key must be a gostx PrivateKey, not {type(key).__name__!r}")
+    key._exportable()
     kp = _pbe(key_pbe, "key_pbe")
     cp = _pbe(key_pbe if cert_pbe is None else cert_pbe, "cert_pbe")
     iterations = _iterations(iterations)
@@ -143,7 +144,7 @@ def dump(key, cert, chain=(), password=b"", *, name=None, key_pbe="gost89", cert
     k = None
     try:
         with held(key):  # close() on another thread waits for this copy of d
-            k = _key_struct(key._curve, key._live(), key._oid, private=True)
+            k = key._c_key()
         need = ffi.new("size_t *")
         args = (k, certs, lens, len(ders), params)
         rc = lib.gostx_pkcs12_write(*args, ffi.NULL, 0, need)

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import GostxError
 from . import x509
+from .. import PrivateKey
 
 _StrPath = Union[str, "os.PathLike[str]"]
 _Password = Union[str, bytes, bytearray, Callable[[], Union[str, bytes, bytearray]], None]
@@ -79,7 +80,8 @@ class Context(ssl.SSLContext):  # type: ignore[misc]
     def set_tickets(self, count: int, lifetime: int = ...) -> None: ...
     def load_verify_locations(self, cafile: Optional[_StrPath] = ..., capath: Optional[_StrPath] = ...,
                               cadata: Union[str, bytes, None] = ...) -> None: ...
-    def load_cert_chain(self, certfile: _StrPath, keyfile: Optional[_StrPath] = ...,
+    def load_cert_chain(self, certfile: _StrPath,
+                        keyfile: Union[_StrPath, PrivateKey, None] = ...,
                         password: _Password = ...) -> None: ...
     def get_ca_certs(self, binary_form: bool = ...) -> List[Any]: ...
     def wrap_socket(self, sock: socket.socket, server_side: bool = ...,

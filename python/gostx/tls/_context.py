@@ -8,7 +8,7 @@ import sys
 import threading
 import weakref
 
-from .. import gost3410, x509
+from .. import gost3410, pkcs11, x509
 from .._native import GostxTypeError, GostxValueError, ffi, held, lib
 from ._common import (CERT_NONE, CERT_REQUIRED, PROTOCOL_TLS_CLIENT, PROTOCOL_TLS_SERVER,
                       _VERSIONS, TLSError, TLSVersion, _cert_dict)
@@ -20,9 +20,11 @@ class _Config:
     uses; freed (config first: it points at the store) when the last
     connection made from it and the Context let go of it."""
 
-    def __init__(self, cfg, store, keylog_fd):
+    def __init__(self, cfg, store, keylog_fd, token=None):
         self.cfg = cfg
         self.store = store  # kept: the config does not copy the store
+        # kept: the config's copy of a token key calls into it (PrivateKey._token)
+        self.token = token
         weakref.finalize(self, _free_config, cfg, keylog_fd)
 
 
@@ -280,10 +282,23 @@ class Context(ssl.SSLContext):
         or one DER certificate) and its private key (PKCS#8 PEM or DER,
         encrypted or not; in certfile when keyfile is None). password:
         bytes, str, or a callable returning one, asked only for an encrypted
-        key. TLSError when the key is not the leaf's or does not decrypt."""
-        with open(certfile, "rb") as f:
-            cert_data = f.read()
-        if keyfile is None:
+        key. TLSError when the key is not the leaf's or does not decrypt.
+
+        A key on a PKCS#11 token: keyfile a PrivateKey from
+        gostx.pkcs11.open_key, or a "pkcs11:" URI (password is then the PIN,
+        as open_key's pin); certfile may be a "pkcs11:" URI too (the
+        certificate stored with the key: gostx.pkcs11.read_cert)."""
+        if _is_p11(certfile):
+            cert_data = pkcs11.read_cert(certfile)
+        else:
+            with open(certfile, "rb") as f:
+                cert_data = f.read()
+        if isinstance(keyfile, gost3410.PrivateKey):
+            key, key_data = keyfile, None
+        elif _is_p11(keyfile if keyfile is not None else certfile):
+            key = pkcs11.open_key(keyfile if keyfile is not None else certfile, pin=password)
+            key_data = None
+        elif keyfile is None:
             key_data = cert_data
         else:
             with open(keyfile, "rb") as f:
@@ -292,7 +307,8 @@ class Context(ssl.SSLContext):
             chain = [c.public_bytes("DER") for c in x509.load_pem_x509_certificates(cert_data)]
         else:
             chain = [x509.load_der_x509_certificate(cert_data).public_bytes("DER")]
-        key = _load_key(key_data, password)
+        if key_data is not None:
+            key = _load_key(key_data, password)
         self._built_config(chain, key, validate_only=True)
         self._chain, self._key = chain, key
         self._changed()
@@ -369,7 +385,7 @@ class Context(ssl.SSLContext):
         except BaseException:
             lib.gostx_tls_config_free(cfg)
             raise
-        return _Config(cfg, store, fd)
+        return _Config(cfg, store, fd, key._token if chain else None)
 
     @staticmethod
     def _set_identity(cfg, chain, key):
@@ -379,8 +395,8 @@ class Context(ssl.SSLContext):
                                             len(chain))
         if rc:
             raise _config_error(cfg, rc, "certificate chain")
-        with held(key) as (d,):
-            k = gost3410._key_struct(key._curve, d, key._oid, private=True)
+        with held(key):
+            k = key._c_key()
         try:
             rc = lib.gostx_tls_config_set_key(cfg, k)
         finally:
@@ -452,6 +468,10 @@ def create_default_context(purpose=ssl.Purpose.SERVER_AUTH, *, cafile=None, capa
 
 _KEY_BLOCK = re.compile(rb"-----BEGIN (ENCRYPTED )?PRIVATE KEY-----.*?-----END \1?PRIVATE KEY-----",
                         re.S)
+
+
+def _is_p11(name):
+    return isinstance(name, str) and name[:7].lower() == "pkcs11:"
 
 
 def _load_key(data, password):
