@@ -234,6 +234,20 @@ static void vko(CK_SESSION_HANDLE s, gostx_gost3410_curve c) {
   CK_OBJECT_HANDLE sd;
   OK(F->C_DeriveKey(s, &ma, va, NULL, 0, &sd));
   CHECK_RV(F->C_GetAttributeValue(s, sd, &r1, 1), CKR_ATTRIBUTE_SENSITIVE, "derived, sensitive");
+  /* CKA_VALUE_LEN in the template: taken when it is the mechanism's
+   * length, refused as inconsistent when not */
+  CK_ULONG vl = n == 64 ? 64 : 32, bad_vl = vl - 1, got_vl = 0;
+  CK_ATTRIBUTE kl[] = {{CKA_SENSITIVE, &no, 1}, {CKA_EXTRACTABLE, &yes, 1}, {CKA_VALUE_LEN, &vl, sizeof vl}};
+  CK_OBJECT_HANDLE se = CK_INVALID_HANDLE;
+  uint8_t kc[64];
+  OK(F->C_DeriveKey(s, &ma, va, kl, 3, &se));
+  CK_ATTRIBUTE r3[] = {{CKA_VALUE, kc, sizeof kc}, {CKA_VALUE_LEN, &got_vl, sizeof got_vl}};
+  OK(F->C_GetAttributeValue(s, se, r3, 2));
+  CHECK(got_vl == vl && r3[0].ulValueLen == vl, "CKA_VALUE_LEN %lu of the derived key", got_vl);
+  CHECK_BYTES(kc, kb, vl, "derived with CKA_VALUE_LEN: the same secret");
+  kl[2].pValue = &bad_vl;
+  CHECK_RV(F->C_DeriveKey(s, &ma, va, kl, 3, &se), CKR_TEMPLATE_INCONSISTENT,
+           "CKA_VALUE_LEN other than the mechanism's");
 }
 
 /* Secret keys: made on the token, HMAC-Streebog, ECB and MGM, each
