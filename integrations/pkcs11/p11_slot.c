@@ -189,7 +189,7 @@ CK_RV C_GetSlotInfo(CK_SLOT_ID slotID, CK_SLOT_INFO_PTR pInfo) {
   p11_pad(pInfo->slotDescription, sizeof pInfo->slotDescription,
           s->tok ? "gostx software token" : "gostx free slot (C_InitToken)");
   p11_pad(pInfo->manufacturerID, sizeof pInfo->manufacturerID, "gostx");
-  pInfo->flags = s->tok && s->tok->removed ? 0 : CKF_TOKEN_PRESENT;
+  pInfo->flags = s->tok && p11_token_moved(s->tok) ? 0 : CKF_TOKEN_PRESENT;
   pInfo->hardwareVersion.major = GOSTX_VERSION_MAJOR;
   pInfo->hardwareVersion.minor = GOSTX_VERSION_MINOR;
   pInfo->firmwareVersion = pInfo->hardwareVersion;

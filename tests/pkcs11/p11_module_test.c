@@ -857,6 +857,9 @@ int main(int argc, char **argv) {
   CK_SESSION_HANDLE rs2;
   CHECK_RV(F->C_OpenSession(n - 1, CKF_SERIAL_SESSION, NULL, NULL, &rs2), CKR_TOKEN_NOT_PRESENT,
            "folder moved: open session");
+  CK_SLOT_INFO rsl_info;
+  OK(F->C_GetSlotInfo(n - 1, &rsl_info));
+  CHECK(!(rsl_info.flags & CKF_TOKEN_PRESENT), "folder moved: the slot shows no token");
   snprintf(gone, sizeof gone, "rm -rf '%s/away'", dir);
   CHECK(system(gone) == 0, "%s", gone);
   CK_OBJECT_CLASS any = CKO_DATA;
