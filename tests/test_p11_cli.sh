@@ -288,6 +288,14 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
   # key again, gostx checks its token (gostx_p11_key_check), and the
   # refused reload names the removal.
   mv "$TOK1" "$T/away"
+  # a handshake after the move: the server's C_Sign is refused, and named
+  # (the module looks at the folder at most once a millisecond; a client's
+  # start alone takes longer than that)
+  echo "after removal" | timeout "$(bound 20)" "$G" tls client "127.0.0.1:$PORT" --ca "$T/ca.pem" \
+    --servername localhost --close-on-eof >"$T/tlsr.out" 2>"$T/tlsr.err"
+  ! grep -q 'after removal' "$T/tlsr.out" &&
+    grep -q "PKCS#11 token 't1' was removed or is no longer there (C_Sign" "$T/srv.log" && ok ||
+    bad "a handshake on a token moved away: $(cat "$T/tlsr.err" "$T/srv.log")"
   kill -HUP "$PID"
   for _ in $(seq $(bound 100)); do grep -q 'reload refused' "$T/srv.log" && break; sleep 0.05; done
   grep -q "PKCS#11 token 't1' was removed or is no longer there" "$T/srv.log" &&
