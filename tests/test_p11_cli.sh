@@ -40,8 +40,6 @@ mktoken() {
     "${P11[@]}" --token-label "$1" --login --login-type so --so-pin 87654321 --init-pin \
       --pin 1234 >/dev/null 2>&1
 }
-# The IDs have two bytes: the module's C_FindObjects takes any 1-byte
-# attribute for a boolean, so that CKA_ID 01 matched 02 as well.
 mktoken t1 && "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen \
   --key-type GOSTR3410-2012-256:B --label k256 --id 0a01 >/dev/null 2>&1 &&
   "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410-2012-512:A \
@@ -88,6 +86,15 @@ check "x509 verify of what the token CA issued" "$G" x509 verify -CAfile "$T/ca.
 openssl x509 -in "$T/s512.pem" -outform DER -out "$T/s512.der" 2>/dev/null
 "${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/s512.der" --type cert --id 0a02 \
   --label k512 >/dev/null 2>&1 || bad "pkcs11-tool stores the signer's certificate"
+# one-byte IDs are bytes, not booleans: --id 01 and --id 02 each find their
+# own certificate (the module once matched any two non-zero bytes, so both
+# searches gave the same first object)
+"${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/ca.der" --type cert --id 01 >/dev/null 2>&1 &&
+  "${P11[@]}" --token-label t1 -l --pin 1234 --write-object "$T/s512.der" --type cert --id 02 >/dev/null 2>&1 &&
+  "${P11[@]}" --token-label t1 --read-object --type cert --id 01 -o "$T/id01.der" >/dev/null 2>&1 &&
+  "${P11[@]}" --token-label t1 --read-object --type cert --id 02 -o "$T/id02.der" >/dev/null 2>&1 &&
+  cmp -s "$T/id01.der" "$T/ca.der" && cmp -s "$T/id02.der" "$T/s512.der" && ok ||
+  bad "pkcs11-tool --id 01 / --id 02 did not read the certificates with those IDs"
 
 # CMS: the signer's certificate and key both from the token
 "$G" cms -sign -signer "$K512" -inkey "$K512" -in "$T/msg" -nodetach -out "$T/msg.p7s" 2>"$T/err" ||
@@ -276,11 +283,19 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
   for i in 1 2 3 4; do grep -q "client $i" "$T/tls$i.out" || all=0; done
   [ $all = 1 ] && ok || bad "four clients at once: $(cat "$T"/tls?.err "$T/srv.log")"
   TOK1=$(dirname "$(ls "$GOSTX_PKCS11_DIR"/*/token.meta | while read -r f; do grep -q t1 "$f" && echo "$f"; done | head -1)")
-  # The module signs with what it holds in memory until it looks at the
-  # folder again; a reload (SIGHUP) takes the key again, gostx checks its
-  # token (gostx_p11_key_check), and the refused reload names the removal
-  # (the old key stays in use, as for any refused reload).
+  # The module answers every call on the token's sessions with
+  # CKR_DEVICE_REMOVED once the folder is gone; a reload (SIGHUP) takes the
+  # key again, gostx checks its token (gostx_p11_key_check), and the
+  # refused reload names the removal.
   mv "$TOK1" "$T/away"
+  # a handshake after the move: the server's C_Sign is refused, and named
+  # (the module looks at the folder at most once a millisecond; a client's
+  # start alone takes longer than that)
+  echo "after removal" | timeout "$(bound 20)" "$G" tls client "127.0.0.1:$PORT" --ca "$T/ca.pem" \
+    --servername localhost --close-on-eof >"$T/tlsr.out" 2>"$T/tlsr.err"
+  ! grep -q 'after removal' "$T/tlsr.out" &&
+    grep -q "PKCS#11 token 't1' was removed or is no longer there (C_Sign" "$T/srv.log" && ok ||
+    bad "a handshake on a token moved away: $(cat "$T/tlsr.err" "$T/srv.log")"
   kill -HUP "$PID"
   for _ in $(seq $(bound 100)); do grep -q 'reload refused' "$T/srv.log" && break; sleep 0.05; done
   grep -q "PKCS#11 token 't1' was removed or is no longer there" "$T/srv.log" &&

@@ -70,6 +70,8 @@ typedef struct p11_token {
   int user_in, so_in;      /* this process is logged in as */
   uint8_t mk[P11_MK_LEN];  /* while logged in */
   int removed;             /* its folder went away */
+  uint64_t dir_id[2];      /* the folder's device and inode when found */
+  uint64_t looked_ns;      /* when p11_token_moved last looked (monotonic) */
 } p11_token;
 
 typedef struct p11_slot {
@@ -101,6 +103,11 @@ CK_RV p11_token_refresh(p11_token *t); /* re-reads label, flags, counters */
 /* rv from the store as a session function answers it: a token folder
  * found gone marks the token removed and is CKR_DEVICE_REMOVED. */
 CK_RV p11_gone(p11_token *t, CK_RV rv);
+/* 0 when t's folder is still the one it was found as; else marks t
+ * removed. It looks (one stat) at most once per P11_LOOK_NS: a stat costs
+ * about 7% of a 256-bit signature, the clock read well under 1%. */
+#define P11_LOOK_NS 1000000u
+int p11_token_moved(p11_token *t);
 
 /* Objects on disk: o-<16 hex>.obj, each written whole. */
 CK_RV p11_obj_write(const p11_token *t, const char *name, int encrypt, const p11_attr *a, size_t n,

@@ -481,6 +481,44 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 }
 
 /* ---- derivation ---- */
+/* The VKO of C_DeriveKey on checked inputs, its secret stored as a new
+ * object made from tmpl (without CKA_VALUE_LEN). */
+static CK_RV derive_vko(p11_session *s, const p11_obj *base, gostx_gost3410_curve curve, size_t len,
+                        const CK_GOSTR3410_DERIVE_PARAMS *prm, const CK_ATTRIBUTE *pTemplate,
+                        CK_ULONG ulAttributeCount, size_t out_len, CK_OBJECT_HANDLE_PTR phKey) {
+  CK_RV rv;
+  const p11_attr *v = p11_attr_find(base, CKA_VALUE);
+  uint8_t d[64], peer[128], out[64];
+  p11_reverse(d, v->val, len);
+  p11_reverse(peer, prm->pPublicData, len);
+  p11_reverse(peer + len, prm->pPublicData + len, len);
+  int r = gostx_gost3410_vko(curve, d, len, peer, 2 * len, prm->pUKM, prm->ulUKMLen, out, out_len);
+  gostx_memzero(d, sizeof d);
+  if (r != 0)
+    return r == GOSTX_EINVAL ? CKR_MECHANISM_PARAM_INVALID : CKR_FUNCTION_FAILED;
+  CK_OBJECT_CLASS sc = CKO_SECRET_KEY;
+  CK_KEY_TYPE kt = CKK_GENERIC_SECRET;
+  CK_BBOOL no = CK_FALSE;
+  CK_BBOOL always_sens = (CK_BBOOL)(tmpl_bool(pTemplate, ulAttributeCount, CKA_SENSITIVE, 1) &&
+                                    p11_attr_bool(base, CKA_ALWAYS_SENSITIVE, 0));
+  CK_BBOOL never_ext = (CK_BBOOL)(!tmpl_bool(pTemplate, ulAttributeCount, CKA_EXTRACTABLE, 0) &&
+                                  p11_attr_bool(base, CKA_NEVER_EXTRACTABLE, 0));
+  CK_ATTRIBUTE x[] = {
+      {CKA_CLASS, &sc, sizeof sc},
+      {CKA_VALUE, out, out_len},
+      {CKA_LOCAL, &no, 1},
+      {CKA_ALWAYS_SENSITIVE, &always_sens, 1},
+      {CKA_NEVER_EXTRACTABLE, &never_ext, 1},
+      {CKA_KEY_TYPE, &kt, sizeof kt}, /* last: left out when the template names a type */
+  };
+  CK_ULONG nx = sizeof x / sizeof x[0];
+  if (tmpl_find(pTemplate, ulAttributeCount, CKA_KEY_TYPE))
+    nx--;
+  rv = p11_obj_create(s->tok, s->h, pTemplate, ulAttributeCount, x, nx, phKey);
+  gostx_memzero(out, sizeof out);
+  return rv;
+}
+
 CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hBaseKey,
                   CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulAttributeCount, CK_OBJECT_HANDLE_PTR phKey) {
   CK_RV rv;
@@ -517,35 +555,31 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OB
     return p11_leave(CKR_MECHANISM_PARAM_INVALID);
   if (tmpl_bool(pTemplate, ulAttributeCount, CKA_TOKEN, 0) && !(s->flags & CKF_RW_SESSION))
     return p11_leave(CKR_SESSION_READ_ONLY);
-  const p11_attr *v = p11_attr_find(base, CKA_VALUE);
-  uint8_t d[64], peer[128], out[64];
-  p11_reverse(d, v->val, len);
-  p11_reverse(peer, prm->pPublicData, len);
-  p11_reverse(peer + len, prm->pPublicData + len, len);
-  int r = gostx_gost3410_vko(curve, d, len, peer, 2 * len, prm->pUKM, prm->ulUKMLen, out, out_len);
-  gostx_memzero(d, sizeof d);
-  if (r != 0)
-    return p11_leave(r == GOSTX_EINVAL ? CKR_MECHANISM_PARAM_INVALID : CKR_FUNCTION_FAILED);
-  CK_OBJECT_CLASS sc = CKO_SECRET_KEY;
-  CK_KEY_TYPE kt = CKK_GENERIC_SECRET;
-  CK_BBOOL no = CK_FALSE;
-  CK_BBOOL always_sens = (CK_BBOOL)(tmpl_bool(pTemplate, ulAttributeCount, CKA_SENSITIVE, 1) &&
-                                    p11_attr_bool(base, CKA_ALWAYS_SENSITIVE, 0));
-  CK_BBOOL never_ext = (CK_BBOOL)(!tmpl_bool(pTemplate, ulAttributeCount, CKA_EXTRACTABLE, 0) &&
-                                  p11_attr_bool(base, CKA_NEVER_EXTRACTABLE, 0));
-  CK_ATTRIBUTE x[] = {
-      {CKA_CLASS, &sc, sizeof sc},
-      {CKA_VALUE, out, out_len},
-      {CKA_LOCAL, &no, 1},
-      {CKA_ALWAYS_SENSITIVE, &always_sens, 1},
-      {CKA_NEVER_EXTRACTABLE, &never_ext, 1},
-      {CKA_KEY_TYPE, &kt, sizeof kt}, /* last: left out when the template names a type */
-  };
-  CK_ULONG nx = sizeof x / sizeof x[0];
-  if (tmpl_find(pTemplate, ulAttributeCount, CKA_KEY_TYPE))
-    nx--;
-  rv = p11_obj_create(s->tok, s->h, pTemplate, ulAttributeCount, x, nx, phKey);
-  gostx_memzero(out, sizeof out);
+  /* A consumer may state the derived key's CKA_VALUE_LEN; the mechanism
+   * fixes it, so it must say the same, and is then left to the module
+   * (which alone stores the attribute). */
+  CK_ATTRIBUTE *tmpl = malloc((ulAttributeCount ? ulAttributeCount : 1) * sizeof *tmpl);
+  if (!tmpl)
+    return p11_leave(CKR_HOST_MEMORY);
+  CK_ULONG nt = 0;
+  for (CK_ULONG i = 0; i < ulAttributeCount; i++) {
+    if (pTemplate[i].type != CKA_VALUE_LEN) {
+      tmpl[nt++] = pTemplate[i];
+      continue;
+    }
+    CK_ULONG want;
+    if (pTemplate[i].ulValueLen != sizeof want || !pTemplate[i].pValue) {
+      free(tmpl);
+      return p11_leave(CKR_ATTRIBUTE_VALUE_INVALID);
+    }
+    memcpy(&want, pTemplate[i].pValue, sizeof want);
+    if (want != out_len) {
+      free(tmpl);
+      return p11_leave(CKR_TEMPLATE_INCONSISTENT);
+    }
+  }
+  rv = derive_vko(s, base, curve, len, prm, tmpl, nt, out_len, phKey);
+  free(tmpl);
   return p11_leave(rv);
 }
 

@@ -17,7 +17,10 @@ p11_session *p11_session_get(CK_SESSION_HANDLE h, CK_RV *rv) {
     return NULL;
   }
   p11_session *s = g_sess.s[h - 1];
-  if (s->tok->removed) {
+  /* Every call on a session asks whether the folder is still there
+   * (p11_token_moved), so that a token taken away is refused within
+   * P11_LOOK_NS rather than at the next search or login. */
+  if (p11_token_moved(s->tok)) {
     *rv = CKR_DEVICE_REMOVED;
     return NULL;
   }
@@ -92,7 +95,7 @@ CK_RV C_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pApplication,
     return p11_leave(CKR_SESSION_PARALLEL_NOT_SUPPORTED);
   if (!sl->tok)
     return p11_leave(CKR_TOKEN_NOT_RECOGNIZED);
-  if (sl->tok->removed)
+  if (p11_token_moved(sl->tok))
     return p11_leave(CKR_TOKEN_NOT_PRESENT);
   if (sl->tok->so_in && !(flags & CKF_RW_SESSION))
     return p11_leave(CKR_SESSION_READ_WRITE_SO_EXISTS);

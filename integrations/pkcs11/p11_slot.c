@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "p11.h"
 
@@ -21,6 +22,29 @@ CK_RV p11_gone(p11_token *t, CK_RV rv) {
     return rv;
   t->removed = 1;
   return CKR_DEVICE_REMOVED;
+}
+
+/* The folder's identity: a folder moved away, or another put in its place,
+ * is not the token the sessions were opened on. */
+static int dir_id(const char *dir, uint64_t id[2]) {
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return -1;
+  id[0] = (uint64_t)st.st_dev, id[1] = (uint64_t)st.st_ino;
+  return 0;
+}
+
+int p11_token_moved(p11_token *t) {
+  struct timespec ts;
+  if (t->removed || clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return t->removed;
+  uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, id[2];
+  if (t->looked_ns && now - t->looked_ns < P11_LOOK_NS)
+    return 0;
+  t->looked_ns = now;
+  if (dir_id(t->dir, id) != 0 || id[0] != t->dir_id[0] || id[1] != t->dir_id[1])
+    t->removed = 1;
+  return t->removed;
 }
 
 p11_slot *p11_slot_get(CK_SLOT_ID id) { return id < g_slots.n ? &g_slots.s[id] : NULL; }
@@ -49,7 +73,8 @@ static CK_RV slot_add(const char *serial) {
   g_slots.s = s;
   memcpy(t->serial, serial, 17);
   int len = snprintf(t->dir, sizeof t->dir, "%s/%.16s", g_slots.base, serial);
-  if (len < 0 || (size_t)len >= sizeof t->dir || p11_token_refresh(t) != CKR_OK) {
+  if (len < 0 || (size_t)len >= sizeof t->dir || dir_id(t->dir, t->dir_id) != 0 ||
+      p11_token_refresh(t) != CKR_OK) {
     /* no token.meta: not a token */
     free(t);
     return CKR_OK;
@@ -164,7 +189,7 @@ CK_RV C_GetSlotInfo(CK_SLOT_ID slotID, CK_SLOT_INFO_PTR pInfo) {
   p11_pad(pInfo->slotDescription, sizeof pInfo->slotDescription,
           s->tok ? "gostx software token" : "gostx free slot (C_InitToken)");
   p11_pad(pInfo->manufacturerID, sizeof pInfo->manufacturerID, "gostx");
-  pInfo->flags = s->tok && s->tok->removed ? 0 : CKF_TOKEN_PRESENT;
+  pInfo->flags = s->tok && p11_token_moved(s->tok) ? 0 : CKF_TOKEN_PRESENT;
   pInfo->hardwareVersion.major = GOSTX_VERSION_MAJOR;
   pInfo->hardwareVersion.minor = GOSTX_VERSION_MINOR;
   pInfo->firmwareVersion = pInfo->hardwareVersion;

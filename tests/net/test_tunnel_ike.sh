@@ -9,6 +9,8 @@
 # 2. certificates from a test CA made here with gostx (a 256-bit and a
 #    512-bit end entity, DN IDs as strongSwan writes them), Magma-MGM with
 #    the 256-bit KE, both sides initiating at once (one SA kept): the same;
+#    then the same again with a's key on gostx's PKCS#11 token (key = a
+#    pkcs11: URI, its PIN from a file), signed through C_Sign;
 # 3. a responder started 1 s after the initiator: up by retransmission;
 #    a flood of IKE_SA_INIT: COOKIEs asked from 2 half-open IKE SAs on,
 #    nothing kept for them, the real peer connecting through it (IP
@@ -131,6 +133,32 @@ cert_confs b
 established "certificates, Magma-MGM, both initiating" magma-mgm-ktree
 grep -q 'both sides initiate' "$T/a.log" "$T/b.log" && ok "the collision was seen and settled" ||
   bad "no collision: $(cat "$T/a.log" "$T/b.log")"
+
+# The same with a's key on gostx's PKCS#11 token (docs/PKCS11.md): a.key
+# imported as a non-extractable object and the config naming only its
+# pkcs11: URI (PIN from a file), so a's IKE_AUTH signature is the token's C_Sign
+MOD=$(dirname "$G")/libgostx-pkcs11.so
+if [ -f "$MOD" ]; then
+  export GOSTX_PKCS11_DIR=$T/tokens GOSTX_PKCS11_KDF_ITER=2000 # a short PIN KDF for this test token
+  mkdir -p "$GOSTX_PKCS11_DIR"
+  echo 1234 >"$T/pin"
+  chmod 600 "$T/pin"
+  if "$G" p11 init --module "$MOD" --label ike -sopin pass:87654321 -pin "file:$T/pin" >/dev/null 2>"$T/p11.err" &&
+    "$G" p11 import --module "$MOD" -k "$T/a.key" -cert "$T/a.pem" --label a -pin "file:$T/pin" \
+      >/dev/null 2>>"$T/p11.err"; then
+    cert_confs b
+    ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = cert" "cert = $T/a.pem" \
+      "key = pkcs11:token=ike;object=a;type=private?module-path=$MOD&pin-source=$T/pin" \
+      "ca = $T/ca.pem" "remote_id = C=RU, O=gostx test, CN=b" \
+      "transforms = magma-mgm-ktree, gost3410-2012-256"
+    established "a's key on a PKCS#11 token" magma-mgm-ktree
+  else
+    bad "a's key onto gostx's token: $(cat "$T/p11.err")"
+  fi
+  unset GOSTX_PKCS11_DIR GOSTX_PKCS11_KDF_ITER
+else
+  echo "skip: $MOD not built: no tunnel with a token key"
+fi
 
 # The responder started 1 s after the initiator: the engine's timer resends
 # the request (0.5 s, then 1 s later), and the pair comes up

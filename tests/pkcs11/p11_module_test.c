@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gostx.h>
@@ -234,6 +235,20 @@ static void vko(CK_SESSION_HANDLE s, gostx_gost3410_curve c) {
   CK_OBJECT_HANDLE sd;
   OK(F->C_DeriveKey(s, &ma, va, NULL, 0, &sd));
   CHECK_RV(F->C_GetAttributeValue(s, sd, &r1, 1), CKR_ATTRIBUTE_SENSITIVE, "derived, sensitive");
+  /* CKA_VALUE_LEN in the template: taken when it is the mechanism's
+   * length, refused as inconsistent when not */
+  CK_ULONG vl = n == 64 ? 64 : 32, bad_vl = vl - 1, got_vl = 0;
+  CK_ATTRIBUTE kl[] = {{CKA_SENSITIVE, &no, 1}, {CKA_EXTRACTABLE, &yes, 1}, {CKA_VALUE_LEN, &vl, sizeof vl}};
+  CK_OBJECT_HANDLE se = CK_INVALID_HANDLE;
+  uint8_t kc[64];
+  OK(F->C_DeriveKey(s, &ma, va, kl, 3, &se));
+  CK_ATTRIBUTE r3[] = {{CKA_VALUE, kc, sizeof kc}, {CKA_VALUE_LEN, &got_vl, sizeof got_vl}};
+  OK(F->C_GetAttributeValue(s, se, r3, 2));
+  CHECK(got_vl == vl && r3[0].ulValueLen == vl, "CKA_VALUE_LEN %lu of the derived key", got_vl);
+  CHECK_BYTES(kc, kb, vl, "derived with CKA_VALUE_LEN: the same secret");
+  kl[2].pValue = &bad_vl;
+  CHECK_RV(F->C_DeriveKey(s, &ma, va, kl, 3, &se), CKR_TEMPLATE_INCONSISTENT,
+           "CKA_VALUE_LEN other than the mechanism's");
 }
 
 /* Secret keys: made on the token, HMAC-Streebog, ECB and MGM, each
@@ -805,8 +820,47 @@ int main(int argc, char **argv) {
   CK_TOKEN_INFO gti;
   OK(F->C_GetTokenInfo(n - 1, &gti));
   s = open_rw(n - 1);
-  char gone[200];
-  snprintf(gone, sizeof gone, "rm -rf '%s/%.16s'", dir, (const char *)gti.serialNumber);
+  /* A key in the session, signing before; then the folder moved away
+   * (renamed, as a user takes a token's folder elsewhere) between a
+   * C_SignInit and its C_Sign: every call on the session says removed. */
+  OK(F->C_Login(s, CKU_SO, (CK_UTF8CHAR *)SO, strlen(SO)));
+  OK(F->C_InitPIN(s, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  OK(F->C_Logout(s));
+  OK(F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN)));
+  uint8_t rder[32], rsig[64], rmsg[3] = {1, 2, 3};
+  CK_ULONG rder_len, rsl = sizeof rsig;
+  der_of(GOSTX_GOST3410_256_A, rder, &rder_len);
+  CK_BBOOL ryes = CK_TRUE;
+  CK_MECHANISM rgen = {CKM_GOSTR3410_KEY_PAIR_GEN, NULL, 0};
+  CK_MECHANISM rsm = {CKM_GOSTR3410_WITH_GOSTR3411_12_256, NULL, 0};
+  CK_ATTRIBUTE rpub[] = {{CKA_GOSTR3410_PARAMS, rder, rder_len}};
+  CK_ATTRIBUTE rpriv[] = {{CKA_SIGN, &ryes, 1}};
+  CK_OBJECT_HANDLE rpk, rvk;
+  OK(F->C_GenerateKeyPair(s, &rgen, rpub, 1, rpriv, 1, &rpk, &rvk));
+  OK(F->C_SignInit(s, &rsm, rvk));
+  OK(F->C_Sign(s, rmsg, sizeof rmsg, rsig, &rsl));
+  OK(F->C_SignInit(s, &rsm, rvk));
+  char gone[256];
+  snprintf(gone, sizeof gone, "mv '%s/%.16s' '%s/away'", dir, (const char *)gti.serialNumber, dir);
+  CHECK(system(gone) == 0, "%s", gone);
+  /* The module looks at the folder at most once per P11_LOOK_NS (1 ms):
+   * 2 ms on from the move it has looked again (a lower bound, which load
+   * only lengthens). */
+  struct timespec past = {0, 2000000};
+  nanosleep(&past, NULL);
+  rsl = sizeof rsig;
+  CHECK_RV(F->C_Sign(s, rmsg, sizeof rmsg, rsig, &rsl), CKR_DEVICE_REMOVED, "folder moved: sign");
+  CHECK_RV(F->C_SignInit(s, &rsm, rvk), CKR_DEVICE_REMOVED, "folder moved: sign init");
+  CK_SESSION_INFO rsi;
+  CHECK_RV(F->C_GetSessionInfo(s, &rsi), CKR_DEVICE_REMOVED, "folder moved: session info");
+  CHECK_RV(F->C_GenerateRandom(s, rsig, 8), CKR_DEVICE_REMOVED, "folder moved: random");
+  CK_SESSION_HANDLE rs2;
+  CHECK_RV(F->C_OpenSession(n - 1, CKF_SERIAL_SESSION, NULL, NULL, &rs2), CKR_TOKEN_NOT_PRESENT,
+           "folder moved: open session");
+  CK_SLOT_INFO rsl_info;
+  OK(F->C_GetSlotInfo(n - 1, &rsl_info));
+  CHECK(!(rsl_info.flags & CKF_TOKEN_PRESENT), "folder moved: the slot shows no token");
+  snprintf(gone, sizeof gone, "rm -rf '%s/away'", dir);
   CHECK(system(gone) == 0, "%s", gone);
   CK_OBJECT_CLASS any = CKO_DATA;
   CK_ATTRIBUTE ft = {CKA_CLASS, &any, sizeof any};
