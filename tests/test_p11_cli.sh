@@ -28,6 +28,11 @@ export GOSTX_PKCS11_KDF_ITER=2000 # a short PIN KDF for the tokens made here: a 
 mkdir -p "$GOSTX_PKCS11_DIR"
 unset GOSTX_PKCS11_PIN
 P11=(pkcs11-tool --module "$MOD")
+# A sanitizer build's module needs its runtime first in a program that was
+# not built with it (pkcs11-tool): preloaded there, leaks not counted (they
+# would be pkcs11-tool's); gostx itself carries the runtime.
+ASAN_RT=$(ldd "$MOD" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+[ -n "$ASAN_RT" ] && P11=(env LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0 "${P11[@]}")
 echo 1234 >"$T/pin"
 chmod 600 "$T/pin"
 
