@@ -48,8 +48,9 @@ static void help(void) {
       "A container may hold two keys (an exchange and a signature key): the\n"
       "primary one is read unless -keyspec names the other; both are listed.\n"
       "The folder is never written to; the output is 0600, written to a temporary\n"
-      "file and renamed (nothing is written on failure). GOST R 34.10-2001 keys are\n"
-      "read and refused for writing (gostx's key files are GOST R 34.10-2012).\n"
+      "file and renamed (nothing is written on failure). A GOST R 34.10-2001 key is\n"
+      "written as one (algorithm id-GostR3410-2001, as gost-engine writes it); -p11\n"
+      "refuses it.\n"
       "-p11 TOKEN writes the key (and the container's certificate) into a token of\n"
       "gostx's PKCS#11 module instead (TOKEN: its label or a pkcs11:token=... URI; the\n"
       "module as `gostx p11` finds it), under the token's user PIN (-pin, else asked):\n"
@@ -274,9 +275,11 @@ static int import(const args *a) {
   if (!rc) rc = read_chosen(a, &cf, pin, pin_len, &c);
   gostx_memzero(pin, sizeof pin);
   if (!rc) describe(a->dir, &c);
-  if (!rc && c.gost2001) {
-    cli_err("key import: %s: a GOST R 34.10-2001 key: gostx writes GOST R 34.10-2012 key files "
-            "only (docs/KEYS.md)", a->dir);
+  /* key files and PFX name 2001's algorithm (c.key.gost2001); the token
+   * has no 2001 key type of its own (docs/KEYS.md) */
+  if (!rc && c.gost2001 && a->p11) {
+    cli_err("key import: %s: a GOST R 34.10-2001 key: gostx's token holds GOST R 34.10-2012 "
+            "keys only; write it to a file (-out) instead (docs/KEYS.md)", a->dir);
     rc = CLI_EXIT_USAGE;
   }
   if (!rc && (a->pfx || a->certout) && !c.cert) {

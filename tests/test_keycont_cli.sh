@@ -277,6 +277,67 @@ EOF
   check "512: a wrong PIN: said" grep -q "wrong PIN" err
 fi
 
+# A GOST R 34.10-2001 key: no public container holds one, so one is built
+# (as the 512-bit one above, without a PIN) around a 2001 key and
+# self-signed certificate made by openssl with gost-engine; its KDF hashes
+# with GOST R 34.11-94 (openssl's md_gost94), primary.key is under the
+# CryptoPro-A S-box. gostx writes the key as gost-engine writes 2001 keys:
+# openssl reads the key file, the encrypted one and the PFX, their public
+# key is the certificate's (a 2012 algorithm OID would give another SPKI),
+# and a signature made with the written key verifies under the certificate.
+if command -v python3 >/dev/null && [ $ossl = 1 ] && [ -d pin ]; then
+  o() { openssl "$@" 2>/dev/null; }
+  o genpkey -algorithm gost2001 -pkeyopt paramset:A -out k01.key &&
+    o req -x509 -new -key k01.key -subj /CN=k2001 -days 30 -outform DER -out k01.der
+  mkdir k01 && cp pin/name.key k01/
+  python3 - "$(o pkey -in k01.key -noout -text | sed -n 's/^Private key: //p')" \
+    "$(o pkey -in k01.key -noout -text | sed -n 's/^ *X://p')" "$G" <<'EOF'
+import subprocess, sys
+from hdr import enc, rebuild
+q = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893  # CryptoPro-A's
+d, G = int(sys.argv[1], 16), sys.argv[3]
+salt = bytes.fromhex("5f3cb1e2a4d6970812345678")
+m = int("01" + "3c" * 31, 16)
+le = lambda v: v.to_bytes(32, "little")
+run = lambda *a, data: subprocess.run(list(a), input=data, capture_output=True, check=True).stdout
+H = lambda *p: run("openssl", "dgst", "-md_gost94", "-binary", data=b"".join(p))
+x = lambda a, c: bytes(b ^ c for b in a)
+C, hs = b"DENEFH028.760246785.IUEFHWUIO.EF", H(salt)  # no PIN: P empty, 2 rounds
+for _ in range(2):
+    C = H(x(C, 0x36), hs, x(C, 0x5c), hs)
+K = H(H(x(C, 0x36), salt, x(C, 0x5c)))
+mac = bytes.fromhex(run(G, "mac", "gost89-imit", "-k", le(m).hex(), "--sbox", "tc26-z", data=salt).decode().strip())
+open("k01/masks.key", "wb").write(enc(0x30, enc(4, le(m)) + enc(4, salt) + enc(4, mac)))
+key = run(G, "cipher", "gost89-ecb", "--sbox", "cryptopro-a", "-k", K.hex(), data=le(d * m % q))
+open("k01/primary.key", "wb").write(enc(0x30, enc(4, key)))
+oid = lambda t: enc(6, bytes.fromhex(t))
+params = enc(0x30, bytes.fromhex("03020780") + enc(0xa0, oid("2a85030202" "13") +
+             enc(0x30, oid("2a850302022301") + oid("2a850302021e01"))))
+new = {0x30: params, 0x85: enc(0x85, open("k01.der", "rb").read()),
+       0x8a: enc(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
+rebuild("pin/header.key", "k01/header.key", G, lambda t, e: new.get(t, e))
+EOF
+  cpub=$(o x509 -in k01.der -inform DER -pubkey -noout)
+  check "2001: the certificate's key" same "$(o pkey -in k01.key -pubout)" "$cpub"
+  check "2001: import" "$G" key import k01 -out k01.pem -nocrypt -passin pass: -certout k01.crt 2>err
+  check "2001: said" grep -q "GOST R 34.10-2001" err
+  check "2001: written as a 2001 key" bash -c "openssl asn1parse -in k01.pem | grep -q ':GOST R 34.10-2001\$'"
+  check "2001: openssl reads the key" same "$cpub" "$(o pkey -in k01.pem -pubout)"
+  check "2001: encrypted" "$G" key import k01 -out k01.enc -passin pass: -passout pass:pw
+  check "2001: openssl reads the encrypted key" same "$cpub" "$(o pkey -in k01.enc -passin pass:pw -pubout)"
+  check "2001: pfx" "$G" key import k01 -out k01.pfx -pfx -passin pass: -passout pass:pw
+  o pkcs12 -in k01.pfx -passin pass:pw -noenc -out k01.o.pem
+  check "2001: openssl reads the pfx's key" same "$cpub" "$(o pkey -in k01.o.pem -pubout)"
+  check "2001: openssl reads the pfx's certificate" same "$(cert_block k01.crt)" "$(cert_block k01.o.pem)"
+  echo "signed with a 2001 key" >msg
+  o dgst -md_gost94 -sign k01.pem -out msg.sig msg
+  echo "$cpub" >k01.pub
+  check "2001: a signature with the written key verifies" o dgst -md_gost94 -verify k01.pub -signature msg.sig msg
+  "$G" key import k01 -p11 none -passin pass: -pin pass:x 2>err
+  check "2001: -p11 refused: exit 2" [ $? = 2 ]
+  check "2001: -p11 refused: said" grep -q "2001 key: gostx's token" err
+fi
+
 # usage: no folder, not a container, -nocrypt with -pfx
 "$G" key import -out x.pem -passin pass: 2>/dev/null
 check "no folder: exit 2" [ $? = 2 ]

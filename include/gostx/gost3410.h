@@ -172,7 +172,17 @@ typedef struct gostx_gost3410_key_ops {
  * ops) alive while the key is used, and frees it; gostx_gost3410_key_clear
  * only wipes the struct, and a copy of the struct shares the same ctx.
  * ops and ops_ctx were appended in 0.x (docs/API_CHANGES.md): code that
- * zeroes or copies the whole struct keeps working. */
+ * zeroes or copies the whole struct keeps working.
+ * gost2001 (appended in 0.x too) marks a GOST R 34.10-2001 key (the same
+ * curve arithmetic as a 2012 256-bit key): gostx_gost3410_key_write then
+ * writes it as gost-engine writes a 2001 key, algorithm id-GostR3410-2001
+ * (1.2.643.2.2.19) with SEQUENCE { its CryptoPro parameter set OID,
+ * id-GostR3411-94-CryptoProParamSet 1.2.643.2.2.30.1 } (GOSTX_EINVAL for
+ * a 512-bit key or a parameter set OID other than 1.2.643.2.2.35.x /
+ * 36.x). Only the CryptoPro container reader (gostx/keycont.h) sets it;
+ * the key reader still refuses 2001 key files, and nothing signs as 2001:
+ * the library's signers ignore the flag (they sign with Streebog under the
+ * 2012 OIDs), so such a key is for writing out, not for signing here. */
 typedef struct gostx_gost3410_key {
   gostx_gost3410_curve curve;
   size_t len;                          /* 32 or 64: bytes of d and of each coordinate */
@@ -182,6 +192,7 @@ typedef struct gostx_gost3410_key {
   char oid[GOSTX_GOST3410_OID_MAX];    /* the parameter set OID, "" for the default */
   const gostx_gost3410_key_ops *ops;   /* NULL, or the private operations of an external key */
   void *ops_ctx;                       /* the callbacks' ctx, not owned */
+  int gost2001;                        /* a GOST R 34.10-2001 key: see below */
 } gostx_gost3410_key;
 
 typedef enum gostx_gost3410_format {

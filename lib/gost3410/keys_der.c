@@ -7,6 +7,7 @@
 
 #define DGST_OID_256 "1.2.643.7.1.1.2.2" /* id-tc26-gost3411-12-256 */
 #define DGST_OID_512 "1.2.643.7.1.1.2.3" /* id-tc26-gost3411-12-512 */
+#define DGST_OID_94 "1.2.643.2.2.30.1"   /* id-GostR3411-94-CryptoProParamSet */
 
 void gostx__key_reverse(uint8_t *out, const uint8_t *in, size_t len) {
   for (size_t i = 0; i < len; i++) out[i] = in[len - 1 - i];
@@ -57,12 +58,29 @@ static int writes_digest_oid(const char *oid) {
   return strncmp(oid, "1.2.643.7.1.2.1.1.", 18) && strcmp(oid, "1.2.643.7.1.2.1.2.3");
 }
 
-void gostx__key_put_algorithm(gostx__der_w *w, const char *paramset_oid, size_t len) {
+/* A GOST R 34.10-2001 key (RFC 4491 section 2.3.2, as gost-engine writes
+ * it): id-GostR3410-2001, a CryptoPro parameter set (the 2001 sets are all
+ * 1.2.643.2.2.35.x or .36.x) and the GOST R 34.11-94 CryptoPro digest set. */
+int gostx__key_alg_check(const gostx_gost3410_key *k, const char *paramset_oid) {
+  if (!k->gost2001) return 0;
+  return k->len == 32 && (!strncmp(paramset_oid, "1.2.643.2.2.35.", 15) ||
+                          !strncmp(paramset_oid, "1.2.643.2.2.36.", 15))
+             ? 0
+             : GOSTX_EINVAL;
+}
+
+void gostx__key_put_algorithm(gostx__der_w *w, const char *paramset_oid, size_t len,
+                              int gost2001) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, len == 32 ? GOSTX__KEY_ALG_OID_256 : GOSTX__KEY_ALG_OID_512);
+  gostx__der_w_oid(w, gost2001    ? GOSTX__KEY_ALG_OID_2001
+                      : len == 32 ? GOSTX__KEY_ALG_OID_256
+                                  : GOSTX__KEY_ALG_OID_512);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, paramset_oid);
-  if (writes_digest_oid(paramset_oid)) gostx__der_w_oid(w, len == 32 ? DGST_OID_256 : DGST_OID_512);
+  if (gost2001)
+    gostx__der_w_oid(w, DGST_OID_94);
+  else if (writes_digest_oid(paramset_oid))
+    gostx__der_w_oid(w, len == 32 ? DGST_OID_256 : DGST_OID_512);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
 }

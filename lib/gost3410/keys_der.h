@@ -9,14 +9,20 @@
 
 #define GOSTX__KEY_ALG_OID_256 "1.2.643.7.1.1.1.1" /* id-tc26-gost3410-12-256 */
 #define GOSTX__KEY_ALG_OID_512 "1.2.643.7.1.1.1.2" /* id-tc26-gost3410-12-512 */
+#define GOSTX__KEY_ALG_OID_2001 "1.2.643.2.2.19"   /* id-GostR3410-2001 (written only) */
 /* Dotted OIDs of ours are shorter than this (the parameter sets, the PBES2
  * algorithms); a longer one in a file is not ours. */
 #define GOSTX__KEY_OID_TEXT_MAX 64
 
 /* The parameter set OID to write for curve (oid when given, checked). */
 int gostx__key_paramset_oid(gostx_gost3410_curve curve, const char *oid, const char **out);
-/* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }. */
-void gostx__key_put_algorithm(gostx__der_w *w, const char *paramset_oid, size_t len);
+/* 0 unless k is a GOST R 34.10-2001 key (k->gost2001) that cannot be
+ * written as one: not 256 bits, or paramset_oid not a CryptoPro set. */
+int gostx__key_alg_check(const gostx_gost3410_key *k, const char *paramset_oid);
+/* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }:
+ * the 2012 algorithm of len's size, or id-GostR3410-2001 when gost2001. */
+void gostx__key_put_algorithm(gostx__der_w *w, const char *paramset_oid, size_t len,
+                              int gost2001);
 /* Reads it: the curve, checked against the algorithm's size, and the
  * parameter set's OID as the file names it (ps_oid[GOSTX__KEY_OID_TEXT_MAX]). */
 int gostx__key_get_algorithm(gostx__der *r, gostx_gost3410_curve *curve, size_t *len,

@@ -9,7 +9,8 @@
 int gostx__pkcs8_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len) {
   uint8_t q[128], le[64], der[GOSTX_GOST3410_DER_MAX];
   const char *ps;
-  if (!k->has_private || gostx__key_paramset_oid(k->curve, k->oid, &ps)) return GOSTX_EINVAL;
+  if (!k->has_private || gostx__key_paramset_oid(k->curve, k->oid, &ps) ||
+      gostx__key_alg_check(k, ps)) return GOSTX_EINVAL;
   /* Checks 0 < d < q (and the length) the library's way. */
   int rc = gostx_gost3410_public_key(k->curve, k->d, k->len, q, 2 * k->len);
   if (rc) return rc;
@@ -18,7 +19,7 @@ int gostx__pkcs8_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, si
   gostx__der_w_init(&w, der, sizeof der);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
   gostx__der_w_u32(&w, 0); /* version */
-  gostx__key_put_algorithm(&w, ps, k->len);
+  gostx__key_put_algorithm(&w, ps, k->len, k->gost2001);
   gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, le, k->len);
   gostx__der_w_end(&w);
   rc = gostx__key_emit(&w, der, out, cap, out_len);

@@ -7,7 +7,8 @@
 
 int gostx__spki_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len) {
   const char *ps;
-  if (gostx__key_paramset_oid(k->curve, k->oid, &ps)) return GOSTX_EINVAL;
+  if (gostx__key_paramset_oid(k->curve, k->oid, &ps) ||
+      gostx__key_alg_check(k, ps)) return GOSTX_EINVAL;
   int rc = gostx_gost3410_check_public_key(k->curve, k->q, 2 * k->len);
   if (rc) return rc;
   uint8_t xy[128], der[GOSTX_GOST3410_DER_MAX];
@@ -16,7 +17,7 @@ int gostx__spki_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, siz
   gostx__der_w w;
   gostx__der_w_init(&w, der, sizeof der);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  gostx__key_put_algorithm(&w, ps, k->len);
+  gostx__key_put_algorithm(&w, ps, k->len, k->gost2001);
   gostx__der_w_begin(&w, GOSTX__DER_BITS);
   gostx__der_w_raw(&w, "", 1); /* no unused bits */
   gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, xy, 2 * k->len);

@@ -420,7 +420,7 @@ int gostx_cpro_read_key(const gostx_cpro_files *f, const uint8_t *pin, size_t pi
                             "not the container's");
   if (h.reserve && !f->primary2 != !f->masks2) o->reserve_checked = -1; /* half a reserve copy */
   o->key_index = which;
-  o->gost2001 = ki->gost2001;
+  o->gost2001 = o->key.gost2001 = ki->gost2001; /* written out as a 2001 key */
   o->usage = ki->exchange ? GOSTX_KEYCONT_EXCHANGE : GOSTX_KEYCONT_SIGNATURE;
   o->exportable = ki->exportable;
   if (h.second) {

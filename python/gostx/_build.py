@@ -210,6 +210,7 @@ typedef struct gostx_gost3410_key {
   char oid[32];
   const gostx_gost3410_key_ops *ops;
   void *ops_ctx;
+  int gost2001;
 } gostx_gost3410_key;
 typedef enum gostx_gost3410_format { GOSTX_GOST3410_DER, GOSTX_GOST3410_PEM, ... }
     gostx_gost3410_format;
