@@ -84,7 +84,8 @@ static int p11_open(p11 *m, const char *given) {
     cli_err("p11: cannot load the module %s: %s", path, dlerror());
     return CLI_EXIT_FAIL;
   }
-  CK_RV (*gfl)(CK_FUNCTION_LIST **) = (CK_RV(*)(CK_FUNCTION_LIST **))dlsym(m->dl, "C_GetFunctionList");
+  CK_RV (*gfl)(CK_FUNCTION_LIST **) = NULL;
+  *(void **)&gfl = dlsym(m->dl, "C_GetFunctionList"); /* POSIX's way, no ISO C cast */
   if (!gfl || gfl(&m->f) != CKR_OK || !m->f) {
     cli_err("p11: %s is not a PKCS#11 module (no C_GetFunctionList)", path);
     return CLI_EXIT_FAIL;

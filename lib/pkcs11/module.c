@@ -140,7 +140,8 @@ p11_module *gostx__p11_module_get(const gostx_p11_uri *u) {
     pthread_mutex_unlock(&modules_lock);
     return m;
   }
-  CK_C_GetFunctionList get = (CK_C_GetFunctionList)dlsym(dl, "C_GetFunctionList");
+  CK_C_GetFunctionList get = NULL;
+  *(void **)&get = dlsym(dl, "C_GetFunctionList"); /* POSIX's way, no ISO C cast */
   CK_FUNCTION_LIST *f = NULL;
   CK_RV rv = get ? get(&f) : CKR_FUNCTION_NOT_SUPPORTED;
   if (rv != CKR_OK || !f) {
