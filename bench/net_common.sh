@@ -66,6 +66,7 @@ gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
       $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" "$2" >"$T/$side.conf"
     [ -n "${UDP_OFFLOAD:-}" ] && echo "udp_offload = $UDP_OFFLOAD" >>"$T/$side.conf"
     [ -n "${TUN_OFFLOAD:-}" ] && echo "tun_offload = $TUN_OFFLOAD" >>"$T/$side.conf"
+    [ -n "${TIMING:-}" ] && echo "timing = $TIMING" >>"$T/$side.conf"
     pin=()
     [ -n "$cpus" ] && pin=(taskset -c "$cpus")
     bg $ns gostx-$side "${pin[@]}" "$G" tunnel -c "$T/$side.conf" --new-keys # new each time

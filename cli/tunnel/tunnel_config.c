@@ -429,6 +429,7 @@ static const struct {
     {"insecure_key_file", set_insecure, 0, 0, ONLY_ANY, bad_value},
     {"udp_offload", set_off, CFG(udp_offload_off), 0, ONLY_ANY, bad_value},
     {"tun_offload", set_off, CFG(tun_offload_off), 0, ONLY_ANY, bad_value},
+    {"timing", set_yes_no, CFG(timing), 0, ONLY_ANY, bad_value},
     {"ike_auth", set_ike_auth, 0, 1, ONLY_IKE, bad_value},
     {"psk", set_path, CFG(psk), 0, ONLY_IKE, bad_value},
     {"cert", set_path, CFG(cert), 0, ONLY_IKE, bad_value},

@@ -9,6 +9,8 @@
  * Buffers are allocated once per worker: nothing is allocated per packet. */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -32,7 +34,8 @@ static uint8_t *slot_of(struct tunnel_worker *w, unsigned n) {
  * peer. 0: the burst is empty again. */
 static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
   struct iovec iov[TUNNEL_BURST];
-  unsigned got = tunnel_sa_seal(w, b, n); /* statuses below */
+  unsigned got; /* statuses below */
+  TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(w, b, n));
   if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
   unsigned ready = 0;
   for (unsigned i = 0; i < got; i++) {
@@ -45,7 +48,7 @@ static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsi
     ready++;
     TUNNEL_ADD(w->c.tx_bytes, b[i].len);
   }
-  udp_send(w, iov, ready);
+  TUNNEL_TIMED(w, ns_udp_send, udp_send(w, iov, ready));
   return 0;
 }
 
@@ -57,7 +60,9 @@ static void tun_to_udp(struct tunnel_worker *w) {
   unsigned n = 0;
   for (unsigned reads = 0; reads < TUNNEL_BURST; reads++) {
     struct tun_read rd;
-    if (tun_read(w, slot_of(w, n) + GOSTX_ESP_HDR_LEN, &rd) < 0) break;
+    int r;
+    TUNNEL_TIMED(w, ns_tun_read, r = tun_read(w, slot_of(w, n) + GOSTX_ESP_HDR_LEN, &rd));
+    if (r < 0) break;
     for (;;) {
       if (n == TUNNEL_BURST) n = seal_and_send(w, b, n);
       uint8_t *in = slot_of(w, n) + GOSTX_ESP_HDR_LEN, nh;
@@ -128,7 +133,7 @@ static void unknown_spi(struct tunnel_worker *w, const uint8_t *esp) {
  * flushes it. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n,
                              struct tunnel_gro *gro) {
-  tunnel_sa_open(w, b, n);
+  TUNNEL_TIMED(w, ns_open, tunnel_sa_open(w, b, n));
   for (size_t i = 0; i < n; i++) {
     switch (b[i].status) {
     case 0: break;
@@ -146,7 +151,7 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_
       TUNNEL_ADD(w->c.rx_malformed, 1);
       continue;
     }
-    tun_write(w, gro, b[i].out, b[i].out_len);
+    TUNNEL_TIMED(w, ns_tun_write, tun_write(w, gro, b[i].out, b[i].out_len));
   }
 }
 
@@ -159,7 +164,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
   gostx_esp_packet b[TUNNEL_BURST];
   struct tunnel_gro gro;
   tun_gro_init(w, &gro);
-  udp_recv(w, &rx);
+  TUNNEL_TIMED(w, ns_udp_recv, udp_recv(w, &rx));
   size_t n = 0, len;
   uint8_t *p;
   int cut;
@@ -180,7 +185,13 @@ static void udp_to_tun(struct tunnel_worker *w) {
     }
   }
   if (n) open_and_deliver(w, b, n, &gro);
-  tun_flush(w, &gro);
+  TUNNEL_TIMED(w, ns_tun_write, tun_flush(w, &gro));
+}
+
+uint64_t tunnel_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void *tunnel_worker_run(void *arg) {
@@ -211,13 +222,29 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
       ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_ike), ROW(rx_ike_dropped), ROW(rx_dropped),
       ROW(tun_errors),  ROW(rx_gro),
       ROW(tun_gso_in),  ROW(tun_csum_in), ROW(tun_gso_out),
+      /* the phases' times last: printed only when taken (timing = yes) */
+      ROW(ns_tun_read), ROW(ns_seal), ROW(ns_udp_send), ROW(ns_udp_recv), ROW(ns_open),
+      ROW(ns_tun_write),
 #undef ROW
   };
-  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+  const size_t n_timed = 6, n_rows = sizeof rows / sizeof *rows - (t->cfg.timing ? 0 : n_timed);
+  for (size_t r = 0; r < n_rows; r++) {
     uint64_t sum = 0;
     for (unsigned i = 0; i < t->nworkers; i++)
       sum += atomic_load((_Atomic uint64_t *)((char *)&t->w[i].c + rows[r].off));
     fprintf(f, "%s %llu\n", rows[r].name, (unsigned long long)sum);
+  }
+  /* the workers' CPU time (user + system), against which the phases are
+   * read: what it holds beyond them is the rest */
+  if (t->cfg.timing) {
+    uint64_t cpu = 0;
+    for (unsigned i = 0; i < t->nworkers; i++) {
+      clockid_t id;
+      struct timespec ts;
+      if (!pthread_getcpuclockid(t->w[i].thread, &id) && !clock_gettime(id, &ts))
+        cpu += (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    }
+    fprintf(f, "ns_worker_cpu %llu\n", (unsigned long long)cpu);
   }
   /* how the packets spread over the workers (TUN queues and sockets) */
   fputs("tx_packets_by_worker", f);

@@ -30,6 +30,8 @@ chmod 600 "$T"/*.key
 THREADS=2
 tunnel_conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
 tunnel_conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
+# A times its workers' phases (timing = yes: checked after iperf3), B not
+echo "timing = yes" >>"$T/a.conf"
 
 start() { # SIDE NS ADDR
   # --new-keys on the first start (the keys are new), never after it; through
@@ -62,6 +64,7 @@ udp_drops() {
 }
 status() { ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {print $2}'; }
 
+START_A=$(date +%s)
 start a $NA 10.232.0.1
 start b $NB 10.232.0.2
 
@@ -153,6 +156,22 @@ if ip netns exec $NA timeout 30 iperf3 -c 10.232.0.2 -t 3 -f m >"$T/iperf.log" 2
 else
   bad "iperf3: $(tail -2 "$T/iperf.log")"
 fi
+# timing = yes: A's status has each phase's time and the workers' CPU time;
+# A sealed what iperf3 sent, so its seal time is more than none and no more
+# than the wall time the workers had; B (no timing) shows no such rows
+status_fresh a b
+ns_rows="ns_tun_read ns_seal ns_udp_send ns_udp_recv ns_open ns_tun_write ns_worker_cpu"
+missing=
+for k in $ns_rows; do [ -n "$(status $NA a $k)" ] || missing="$missing $k"; done
+seal=$(status $NA a ns_seal) cpu=$(status $NA a ns_worker_cpu) up=$(( $(date +%s) - START_A ))
+if [ -z "$missing" ] && [ "$seal" -gt 0 ] && [ "$cpu" -gt 0 ] &&
+  [ "$seal" -lt $((up * THREADS * 1000000000)) ]; then
+  ok "timing = yes: A's workers timed (seal $((seal / 1000000)) ms of $((cpu / 1000000)) ms of CPU)"
+else
+  bad "timing = yes: missing:${missing:- none}, ns_seal '$seal', ns_worker_cpu '$cpu'"
+fi
+[ -z "$(ip netns exec $NB "$G" tunnel --status -c "$T/b.conf" | grep '^ns_')" ] &&
+  ok "timing off: B's status shows no phase times" || bad "B's status shows phase times without timing = yes"
 
 # 32 UDP flows (source ports 6000..6031, 4 datagrams each): A's TUN hashes
 # them over its two queues, A's worker k sends from port 4500 + k, and B

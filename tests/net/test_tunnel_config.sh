@@ -70,6 +70,7 @@ expect 2 "bad value for mtu" "$(base; echo 'mtu = 99999')"
 expect 2 "bad value for esn: 'yes'" "$(base; echo 'esn = yes')"
 expect 2 "bad value for udp_offload: 'no'" "$(base; echo 'udp_offload = no')"
 expect 2 "bad value for tun_offload: 'yes'" "$(base; echo 'tun_offload = yes')"
+expect 2 "bad value for timing: 'on'" "$(base; echo 'timing = on')"
 
 # Lines: one over 1023 bytes is refused, not cut (the tail of a long
 # comment was read as `peer = ...`); 1023 bytes are fine. A setting given
