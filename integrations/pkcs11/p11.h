@@ -8,7 +8,8 @@
  *   p11_session.c  sessions and login
  *   p11_object.c   objects and attributes, C_FindObjects*
  *   p11_mech.c     mechanisms: sign/verify, digest, derive, keygen, random
- *   p11_secret.c   secret keys: C_GenerateKey, HMAC-Streebog, ECB and MGM
+ *   p11_secret.c   secret keys: C_GenerateKey, HMAC-Streebog, OMAC, the
+ *                  GOST R 34.13 modes, CTR-ACPKM, MGM, KExp15
  *   p11_unsupported.c  a "not supported" body for every other function
  *
  * Locking: one module lock (g_p11.lock) guards every table (slots, tokens,
@@ -173,15 +174,16 @@ typedef struct p11_op {
   int multi;         /* an Update was called */
 } p11_op;
 
-/* An encryption or decryption (p11_secret.c). MGM is single-part; ECB
- * and CTR(-ACPKM) run on a mode context (m) and may be multi-part. */
+/* An encryption or decryption (p11_secret.c). MGM is single-part; ECB,
+ * CBC, CFB, OFB and CTR(-ACPKM) run on a mode context (m) and may be
+ * multi-part. */
 typedef struct p11_cop {
   int active;
   int multi; /* an Update was called */
   CK_MECHANISM_TYPE mech;
   gostx_cipher c;
   gostx_mode_ctx m;
-  size_t pending; /* ECB: bytes held back in m for a whole block */
+  size_t pending; /* ECB, CBC: bytes held back in m for a whole block */
   uint8_t nonce[16];
   uint8_t *aad; /* MGM's additional data, a copy */
   size_t aad_len, tag_len;

@@ -1,7 +1,8 @@
 /* Secret-key mechanisms (p11.h): Kuznyechik, Magma and generic secret
  * keys made on the token (C_GenerateKey), HMAC-Streebog and OMAC
  * (C_Sign/C_Verify: the op machinery of p11_mech.c with the MAC in place
- * of the signature), encryption: ECB (GOST R 34.13-2015), CTR-ACPKM
+ * of the signature), encryption: ECB, CBC, CFB, OFB and CTR (GOST R
+ * 34.13-2015), CTR-ACPKM
  * (R 1323565.1.017-2018), MGM (RFC 9058; parameters as PKCS#11 3.0's
  * CK_GCM_PARAMS: the nonce, the additional data, the tag length in bits;
  * the output is ciphertext || tag), and KExp15/KImp15 (C_WrapKey,
@@ -175,26 +176,47 @@ CK_RV C_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 }
 
 /* ---- encryption ----
- * ECB and CTR-ACPKM run on a libgostx mode context and take any split
- * (C_EncryptUpdate); MGM is single-part (its tag covers the whole).
+ * ECB, CBC, CFB, OFB, CTR and CTR-ACPKM run on a libgostx mode context
+ * and take any split (C_EncryptUpdate); MGM is single-part (its tag covers
+ * the whole). Without padding, ECB and CBC take whole blocks only.
+ * CBC, CFB, OFB, CTR: the parameter is the IV alone, as GOST R 34.13-2015
+ * sizes it (libgostx's mode context checks it): CBC and OFB m bytes, a
+ * multiple of the block up to 64; CFB m bytes, a block up to 64; CTR half
+ * a block. Segments are whole blocks (s = n), as in the standard's examples.
  * CTR-ACPKM's parameter, as Rutoken's SDK samples lay it out: a 4-byte
  * big-endian key-change period in bits (0: the key never changes, plain
  * CTR), then the IV, half a block (8 bytes Kuznyechik, 4 Magma). */
-enum { M_ECB, M_CTR, M_MGM };
+enum { M_PLAIN, M_ACPKM, M_MGM }; /* M_PLAIN: a mode context, the IV as parameter */
 
-static int cipher_of(CK_MECHANISM_TYPE m, CK_KEY_TYPE *kt, int *mode) {
-  switch (m) {
-  case CKM_KUZNYECHIK_ECB: *kt = CKK_KUZNYECHIK, *mode = M_ECB; return 0;
-  case CKM_MAGMA_ECB: *kt = CKK_MAGMA, *mode = M_ECB; return 0;
-  case CKM_KUZNYECHIK_CTR_ACPKM: *kt = CKK_KUZNYECHIK, *mode = M_CTR; return 0;
-  case CKM_MAGMA_CTR_ACPKM: *kt = CKK_MAGMA, *mode = M_CTR; return 0;
-  case CKM_KUZNYECHIK_MGM: *kt = CKK_KUZNYECHIK, *mode = M_MGM; return 0;
-  case CKM_MAGMA_MGM: *kt = CKK_MAGMA, *mode = M_MGM; return 0;
-  default: return -1;
-  }
+typedef struct {
+  CK_MECHANISM_TYPE mech;
+  CK_KEY_TYPE kt;
+  int kind;
+  gostx_mode mode;
+} cipher_row;
+
+/* Each mode for both ciphers */
+#define BOTH(kuz, magma, kind, mode)                                                             \
+  {kuz, CKK_KUZNYECHIK, kind, mode}, {magma, CKK_MAGMA, kind, mode}
+static const cipher_row CIPHERS[] = {
+    BOTH(CKM_KUZNYECHIK_ECB, CKM_MAGMA_ECB, M_PLAIN, GOSTX_MODE_ECB),
+    BOTH(CKM_KUZNYECHIK_CBC, CKM_MAGMA_CBC, M_PLAIN, GOSTX_MODE_CBC),
+    BOTH(CKM_KUZNYECHIK_CFB, CKM_MAGMA_CFB, M_PLAIN, GOSTX_MODE_CFB),
+    BOTH(CKM_KUZNYECHIK_OFB, CKM_MAGMA_OFB, M_PLAIN, GOSTX_MODE_OFB),
+    BOTH(CKM_KUZNYECHIK_CTR, CKM_MAGMA_CTR, M_PLAIN, GOSTX_MODE_CTR),
+    BOTH(CKM_KUZNYECHIK_CTR_ACPKM, CKM_MAGMA_CTR_ACPKM, M_ACPKM, GOSTX_MODE_CTR_ACPKM),
+    BOTH(CKM_KUZNYECHIK_MGM, CKM_MAGMA_MGM, M_MGM, 0),
+};
+#undef BOTH
+
+static const cipher_row *cipher_of(CK_MECHANISM_TYPE m) {
+  for (size_t i = 0; i < sizeof CIPHERS / sizeof CIPHERS[0]; i++)
+    if (CIPHERS[i].mech == m)
+      return &CIPHERS[i];
+  return NULL;
 }
 
-static int is_mgm(CK_MECHANISM_TYPE m) { return m == CKM_KUZNYECHIK_MGM || m == CKM_MAGMA_MGM; }
+static int is_mgm(CK_MECHANISM_TYPE m) { return cipher_of(m)->kind == M_MGM; }
 
 /* MGM's CK_GCM_PARAMS into op (n: the block length). */
 static CK_RV mgm_params(p11_cop *op, const CK_MECHANISM *m, size_t n) {
@@ -237,9 +259,8 @@ static CK_RV crypt_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJEC
     return p11_leave(CKR_ARGUMENTS_BAD);
   if (op->active)
     return p11_leave(CKR_OPERATION_ACTIVE);
-  CK_KEY_TYPE kt;
-  int mode;
-  if (cipher_of(m->mechanism, &kt, &mode) != 0)
+  const cipher_row *r = cipher_of(m->mechanism);
+  if (!r)
     return p11_leave(CKR_MECHANISM_INVALID);
   p11_obj *o = p11_obj_get(hKey);
   if (!o || !p11_obj_visible(o, s->tok))
@@ -247,17 +268,18 @@ static CK_RV crypt_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJEC
   if (!p11_mech_allowed(o, m->mechanism))
     return p11_leave(CKR_MECHANISM_INVALID);
   p11_cop_clear(op);
-  if ((rv = cipher_key(o, enc ? CKA_ENCRYPT : CKA_DECRYPT, kt, &op->c)) != CKR_OK)
+  if ((rv = cipher_key(o, enc ? CKA_ENCRYPT : CKA_DECRYPT, r->kt, &op->c)) != CKR_OK)
     return p11_leave(rv);
   size_t n = gostx_cipher_block_len(&op->c);
-  if (mode == M_MGM)
+  if (r->kind == M_MGM)
     rv = mgm_params(op, m, n);
-  else if (mode == M_CTR)
+  else if (r->kind == M_ACPKM)
     rv = ctr_params(op, m, n, !enc);
-  else if (m->ulParameterLen)
+  /* the key is sound: the context refuses only an IV of the wrong length
+   * (or one for ECB) */
+  else if (gostx_mode_init(&op->m, &op->c, r->mode, !enc, m->pParameter, m->ulParameterLen, 0,
+                           GOSTX_PAD_NONE, 0) != 0)
     rv = CKR_MECHANISM_PARAM_INVALID;
-  else if (gostx_mode_init(&op->m, &op->c, GOSTX_MODE_ECB, !enc, NULL, 0, 0, GOSTX_PAD_NONE, 0))
-    rv = CKR_GENERAL_ERROR;
   if (rv != CKR_OK) {
     p11_cop_clear(op);
     return p11_leave(rv);
@@ -275,24 +297,29 @@ CK_RV C_DecryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_
   return crypt_init(hSession, pMechanism, hKey, 0);
 }
 
-static int is_ecb(CK_MECHANISM_TYPE m) { return m == CKM_KUZNYECHIK_ECB || m == CKM_MAGMA_ECB; }
+/* ECB and CBC: whole blocks; the other modes take any length. */
+static int whole_blocks(CK_MECHANISM_TYPE m) {
+  gostx_mode gm = cipher_of(m)->mode;
+  return gm == GOSTX_MODE_ECB || gm == GOSTX_MODE_CBC;
+}
 
 /* The bytes an update of len (or, len = 0 and final, the final) gives:
- * CTR every byte, ECB the whole blocks of what it holds and len. */
+ * ECB and CBC the whole blocks of what they hold and len, the others
+ * every byte. */
 static size_t stream_out_len(const p11_cop *op, size_t len) {
-  if (!is_ecb(op->mech))
+  if (!whole_blocks(op->mech))
     return len;
   size_t n = gostx_cipher_block_len(&op->c);
   return (op->pending + len) / n * n;
 }
 
 /* Runs len bytes through op's mode context into out. Without padding
- * the context writes exactly stream_out_len(op, len) bytes: ECB the whole
- * blocks it has, CTR every byte. */
+ * the context writes exactly stream_out_len(op, len) bytes: ECB and CBC
+ * the whole blocks they have, the others every byte. */
 static int stream_run(p11_cop *op, const uint8_t *in, size_t len, uint8_t *out, size_t *done) {
   if (gostx_mode_update(&op->m, in, len, out, done) != 0)
     return -1;
-  if (is_ecb(op->mech)) /* ECB holds back a partial block */
+  if (whole_blocks(op->mech)) /* ECB and CBC hold back a partial block */
     op->pending = (op->pending + len) % gostx_cipher_block_len(&op->c);
   return 0;
 }
@@ -326,7 +353,7 @@ static CK_RV crypt(CK_SESSION_HANDLE hSession, int enc, int single, const uint8_
     rv = CKR_OPERATION_ACTIVE;
   else if (!single && mgm)
     rv = CKR_FUNCTION_NOT_SUPPORTED;
-  else if (is_ecb(op->mech) && stream_out_len(op, in_len) != op->pending + in_len) /* whole blocks */
+  else if (whole_blocks(op->mech) && stream_out_len(op, in_len) != op->pending + in_len)
     rv = enc ? CKR_DATA_LEN_RANGE : CKR_ENCRYPTED_DATA_LEN_RANGE;
   else if (mgm && !enc && in_len < op->tag_len)
     rv = CKR_ENCRYPTED_DATA_LEN_RANGE;
@@ -334,7 +361,7 @@ static CK_RV crypt(CK_SESSION_HANDLE hSession, int enc, int single, const uint8_
     p11_cop_clear(op);
     return p11_leave(rv);
   }
-  /* ECB's final has nothing pending (checked above): in_len bytes out */
+  /* ECB's and CBC's final has nothing pending (checked above): in_len bytes out */
   want = mgm ? (enc ? in_len + op->tag_len : in_len - op->tag_len) : in_len;
   if (!out || *out_len < want) { /* a length query or a short buffer keep the op */
     rv = out ? CKR_BUFFER_TOO_SMALL : CKR_OK;

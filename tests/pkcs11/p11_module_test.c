@@ -428,6 +428,157 @@ static void ctr_acpkm(CK_SESSION_HANDLE s) {
   json_free(f);
 }
 
+/* The mechanism of a GOST R 34.13-2015 mode ("CBC", "CFB", "OFB", "CTR"). */
+static CK_MECHANISM_TYPE mode_mech(const char *mode, int magma) {
+  if (strcmp(mode, "CBC") == 0)
+    return magma ? CKM_MAGMA_CBC : CKM_KUZNYECHIK_CBC;
+  if (strcmp(mode, "CFB") == 0)
+    return magma ? CKM_MAGMA_CFB : CKM_KUZNYECHIK_CFB;
+  if (strcmp(mode, "OFB") == 0)
+    return magma ? CKM_MAGMA_OFB : CKM_KUZNYECHIK_OFB;
+  if (strcmp(mode, "CTR") == 0)
+    return magma ? CKM_MAGMA_CTR : CKM_KUZNYECHIK_CTR;
+  return 0;
+}
+
+/* in through op (C_EncryptUpdate/C_DecryptUpdate at the splits, then
+ * Final) into out: the total written. */
+static CK_ULONG crypt_parts(CK_SESSION_HANDLE s, int enc, const uint8_t *in, size_t len,
+                            const size_t *cuts, size_t ncuts, uint8_t *out, size_t room) {
+  size_t at = 0, done = 0;
+  for (size_t i = 0; i <= ncuts; i++) {
+    size_t to = i < ncuts ? cuts[i] : len;
+    CK_ULONG l = room - done;
+    OK(enc ? F->C_EncryptUpdate(s, (CK_BYTE_PTR)in + at, to - at, out + done, &l)
+           : F->C_DecryptUpdate(s, (CK_BYTE_PTR)in + at, to - at, out + done, &l));
+    done += l, at = to;
+  }
+  CK_ULONG l = room - done;
+  OK(enc ? F->C_EncryptFinal(s, out + done, &l) : F->C_DecryptFinal(s, out + done, &l));
+  return done + l;
+}
+
+/* CBC, CFB, OFB and CTR (GOST R 34.13-2015 A.1.2-A.1.5, A.2.2-A.2.5): the
+ * examples single-part and split inside blocks, decrypted back; CBC's
+ * wrong lengths and every mode's wrong IV lengths refused; the other IV
+ * lengths the standard allows against libgostx. */
+static void r3413_modes(CK_SESSION_HANDLE s) {
+  json *f = tv_load("modes-3413.json"), *cases = tv_cases(f);
+  int seen = 0;
+  for (size_t i = 0; i < json_len(cases); i++) {
+    const json *c = json_at(cases, i);
+    const char *mode = tv_str(c, "mode");
+    int magma = is_magma(c);
+    CK_MECHANISM_TYPE mt = mode_mech(mode, magma);
+    if (!mt)
+      continue;
+    seen++;
+    int cbc = strcmp(mode, "CBC") == 0;
+    size_t kl, ivl, pl, cl, n = magma ? 8 : 16;
+    uint8_t *key = tv_hex(c, "key", &kl), *iv = tv_hex(c, "iv", &ivl);
+    uint8_t *pt = tv_hex(c, "plaintext", &pl), *ct = tv_hex(c, "ciphertext", &cl);
+    const char *name = tv_str(c, "name");
+    CK_MECHANISM_INFO mi;
+    CK_SESSION_INFO si;
+    OK(F->C_GetSessionInfo(s, &si));
+    OK(F->C_GetMechanismInfo(si.slotID, mt, &mi));
+    CHECK(mi.flags == (CKF_ENCRYPT | CKF_DECRYPT) && mi.ulMinKeySize == 32 && mi.ulMaxKeySize == 32,
+          "%s: mechanism info", name);
+    CK_OBJECT_HANDLE k = secret_key(s, magma ? CKK_MAGMA : CKK_KUZNYECHIK, key, kl, 0);
+    CK_MECHANISM m = {mt, iv, ivl};
+    uint8_t out[256], back[256], ref[256], big[80] = {0};
+    CK_ULONG ol = 0;
+    OK(F->C_EncryptInit(s, &m, k));
+    OK(F->C_Encrypt(s, pt, pl, NULL, &ol));
+    CHECK(ol == cl, "%s: length query %lu", name, ol);
+    OK(F->C_Encrypt(s, pt, pl, out, &ol));
+    CHECK(ol == cl, "%s: length %lu", name, ol);
+    CHECK_BYTES(out, ct, cl, name);
+    /* split inside the first block, across the second, at the third's end */
+    size_t cuts[] = {5, n + 3, 3 * n};
+    memset(out, 0, sizeof out);
+    OK(F->C_EncryptInit(s, &m, k));
+    CHECK(crypt_parts(s, 1, pt, pl, cuts, 3, out, sizeof out) == cl, "%s: multi-part length", name);
+    CHECK_BYTES(out, ct, cl, "multi-part encryption is the example's");
+    CK_ULONG bl = sizeof back;
+    OK(F->C_DecryptInit(s, &m, k));
+    OK(F->C_Decrypt(s, ct, cl, back, &bl));
+    CHECK(bl == pl, "%s: decrypted length", name);
+    CHECK_BYTES(back, pt, pl, "decrypts the example");
+    size_t dcuts[] = {1, 2 * n - 1};
+    memset(back, 0, sizeof back);
+    OK(F->C_DecryptInit(s, &m, k));
+    CHECK(crypt_parts(s, 0, ct, cl, dcuts, 2, back, sizeof back) == pl, "%s: multi-part", name);
+    CHECK_BYTES(back, pt, pl, "multi-part decryption");
+    if (cbc) { /* no padding: whole blocks only */
+      OK(F->C_EncryptInit(s, &m, k));
+      ol = sizeof out;
+      CHECK_RV(F->C_Encrypt(s, pt, pl - 1, out, &ol), CKR_DATA_LEN_RANGE, "CBC, a partial block");
+      OK(F->C_DecryptInit(s, &m, k));
+      bl = sizeof back;
+      CHECK_RV(F->C_Decrypt(s, ct, n + 1, back, &bl), CKR_ENCRYPTED_DATA_LEN_RANGE,
+               "CBC decryption, a partial block");
+      OK(F->C_EncryptInit(s, &m, k));
+      ol = sizeof out;
+      OK(F->C_EncryptUpdate(s, pt, n + 5, out, &ol));
+      CHECK(ol == n, "CBC update: the whole block out (%lu)", ol);
+      ol = sizeof out;
+      CHECK_RV(F->C_EncryptFinal(s, out, &ol), CKR_DATA_LEN_RANGE, "CBC final, 5 bytes held");
+      OK(F->C_DecryptInit(s, &m, k));
+      bl = sizeof back;
+      OK(F->C_DecryptUpdate(s, ct, 3, back, &bl));
+      CHECK(bl == 0, "CBC decryption holds a partial block (%lu)", bl);
+      bl = sizeof back;
+      CHECK_RV(F->C_DecryptFinal(s, back, &bl), CKR_ENCRYPTED_DATA_LEN_RANGE,
+               "CBC decryption final, 3 bytes held");
+    } else { /* the stream modes: any length, the example's prefix */
+      OK(F->C_EncryptInit(s, &m, k));
+      ol = sizeof out;
+      OK(F->C_Encrypt(s, pt, pl - 3, out, &ol));
+      CHECK(ol == pl - 3, "%s: a partial block out", name);
+      CHECK_BYTES(out, ct, pl - 3, "a partial last block");
+    }
+    /* IV lengths: the standard's others against libgostx, wrong ones refused */
+    const gostx_cipher *gc = t_cipher(magma ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK, key);
+    uint8_t miv[64];
+    t_rand_bytes(miv, sizeof miv);
+    size_t good = cbc || !strcmp(mode, "OFB") || !strcmp(mode, "CFB") ? 64 : n / 2;
+    int r = 0;
+    if (cbc)
+      r = gostx_cbc_encrypt(gc, miv, good, pt, pl, ref);
+    else if (!strcmp(mode, "OFB"))
+      r = gostx_ofb_crypt(gc, miv, good, n, pt, pl, ref);
+    else if (!strcmp(mode, "CFB"))
+      r = gostx_cfb_encrypt(gc, miv, good, n, pt, pl, ref);
+    else
+      r = gostx_ctr_crypt(gc, miv, good, n, pt, pl, ref);
+    CHECK(r == 0, "libgostx %s", name);
+    CK_MECHANISM mm = {mt, miv, good};
+    OK(F->C_EncryptInit(s, &mm, k));
+    ol = sizeof out;
+    OK(F->C_Encrypt(s, pt, pl, out, &ol));
+    CHECK_BYTES(out, ref, pl, "an IV of another allowed length equals libgostx's");
+    /* none; short of a block (CTR: over half a block); over 64 bytes (CTR:
+     * a block); not whole blocks (CFB takes any length from a block to 64
+     * bytes, so not this one) */
+    size_t bad[] = {0, n / 2 + 1, good == 64 ? 64 + n : n, n + 1};
+    memcpy(big, miv, sizeof miv);
+    for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+      if (!strcmp(mode, "CFB") && bad[j] == n + 1)
+        continue;
+      CK_MECHANISM w = {mt, big, bad[j]};
+      CHECK_RV(F->C_EncryptInit(s, &w, k), CKR_MECHANISM_PARAM_INVALID, "a wrong IV length");
+      CHECK_RV(F->C_DecryptInit(s, &w, k), CKR_MECHANISM_PARAM_INVALID, "a wrong IV length");
+    }
+    CK_MECHANISM none = {mt, NULL, ivl};
+    CHECK_RV(F->C_EncryptInit(s, &none, k), CKR_MECHANISM_PARAM_INVALID, "a NULL IV");
+    OK(F->C_DestroyObject(s, k));
+    free(key), free(iv), free(pt), free(ct);
+  }
+  CHECK(seen == 8, "CBC, CFB, OFB, CTR examples for both ciphers (%d)", seen);
+  json_free(f);
+}
+
 /* OMAC (GOST R 34.13-2015 A.1.6, A.2.6): the full block, multi-part. */
 static void omac(CK_SESSION_HANDLE s) {
   json *f = tv_load("modes-3413.json"), *cases = tv_cases(f);
@@ -704,6 +855,7 @@ int main(int argc, char **argv) {
   vko(s, GOSTX_GOST3410_512_A);
   secret(s);
   ctr_acpkm(s);
+  r3413_modes(s);
   omac(s);
   kexp15(s);
   objects_and_parts(s);

@@ -2,8 +2,11 @@
 """gostx's PKCS#11 token through PyKCS11 (a consumer we did not write):
 a token made and its PINs set, a GOST R 34.10-2012 key pair on the token,
 signatures with and without Streebog inside verified by the token and by
-`gostx verify`, a wrong PIN named. usage: p11_pykcs11.py MODULE GOSTX
+`gostx verify`, a wrong PIN named, GOST R 34.13-2015's CBC examples
+encrypted and decrypted by Kuznyechik and Magma keys on the token.
+usage: p11_pykcs11.py MODULE GOSTX
 (GOSTX_PKCS11_DIR names an empty folder)."""
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +24,10 @@ CKM_GOSTR3410_512 = 0xD4321006
 CKM_WITH_12_256 = 0xD4321008
 CKM_WITH_12_512 = 0xD4321009
 CKA_GOSTR3410_PARAMS = 0x250
+CKK_KUZNYECHIK = 0xD4321004
+CKK_MAGMA = 0xD4321005
+CKM_KUZNYECHIK_CBC = 0xD432101E
+CKM_MAGMA_CBC = 0xD4321023
 # id-tc26-gost-3410-2012-256-paramSetB (CryptoPro-A) and -512-paramSetA
 PARAMS_256 = bytes.fromhex("06072a850302022301")
 PARAMS_512 = bytes.fromhex("06092a8503070102010201")
@@ -92,10 +99,37 @@ def main():
         # PyKCS11 answers None for a value the token keeps (CKR_ATTRIBUTE_SENSITIVE)
         check(s.getAttributeValue(priv, [PyKCS11.CKA_VALUE])[0] is None,
               "%d: private value kept" % bits)
+    cbc(s)
     s.logout()
     s.closeSession()
     print("%s" % ("ok" if not failed else "%d failed" % failed))
     return 1 if failed else 0
+
+
+def cbc(s):
+    """CBC with the IV as the mechanism's parameter (m = 2n and 3n: the
+    standard's examples), as PyKCS11 passes a byte string."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "vectors", "modes-3413.json")) as f:
+        cases = [c for c in json.load(f)["cases"] if c["mode"] == "CBC"]
+    check(len(cases) == 2, "two CBC examples")
+    for c in cases:
+        magma = c["cipher"] == "magma"
+        key = s.createObject([(PyKCS11.CKA_CLASS, PyKCS11.CKO_SECRET_KEY),
+                              (PyKCS11.CKA_KEY_TYPE, CKK_MAGMA if magma else CKK_KUZNYECHIK),
+                              (PyKCS11.CKA_VALUE, bytes.fromhex(c["key"])),
+                              (PyKCS11.CKA_ENCRYPT, True), (PyKCS11.CKA_DECRYPT, True)])
+        mech = PyKCS11.Mechanism(CKM_MAGMA_CBC if magma else CKM_KUZNYECHIK_CBC,
+                                 bytes.fromhex(c["iv"]))
+        pt, ct = bytes.fromhex(c["plaintext"]), bytes.fromhex(c["ciphertext"])
+        check(bytes(s.encrypt(key, pt, mech)) == ct, c["name"] + ": the example's ciphertext")
+        check(bytes(s.decrypt(key, ct, mech)) == pt, c["name"] + ": decrypts")
+        try:
+            s.encrypt(key, pt[:-1], mech)
+            check(False, c["name"] + ": a partial block was encrypted")
+        except PyKCS11.PyKCS11Error as e:
+            check(e.value == PyKCS11.CKR_DATA_LEN_RANGE, c["name"] + ": partial block: %s" % e)
+        s.destroyObject(key)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,12 @@ for m in GOSTR3410-KEY-PAIR-GEN GOSTR3410-512-KEY-PAIR-GEN GOSTR3410-WITH-GOSTR3
   GOSTR3410-WITH-GOSTR3411-12-512 GOSTR3411-12-256 GOSTR3411-12-512 GOSTR3410-12-DERIVE; do
   check "mechanism $m listed" grep -q "^  $m," "$T/M"
 done
+# OpenSC names none of TC 26's cipher modes: they show as their numbers
+# (docs/PKCS11.md), or by name should a later OpenSC know them
+for m in 0xD432101E:KUZNYECHIK-CBC 0xD4321023:MAGMA-CBC; do
+  check "cipher mechanism ${m#*:} listed for encrypt, decrypt" \
+    grep -qiE "^  (mechtype-${m%%:*}|${m#*:}),.*encrypt, decrypt" "$T/M"
+done
 
 head -c 1000 /dev/urandom >"$T/data"
 # The public key as a PEM for openssl and gostx, from pkcs11-tool's listing.
