@@ -1044,11 +1044,11 @@ static char *slurp(const char *name, size_t *len) {
 static int load_identity(gostx_tls_config *cfg, const char *chain, const char *key) {
   size_t len, pos = 0, n = 0, klen;
   char *pem = slurp(chain, &len), *kpem = slurp(key, &klen);
-  static uint8_t der[4][4096];
-  const uint8_t *ders[4];
-  size_t lens[4];
+  static uint8_t der[8][4096]; /* up to GOSTX__TLS_MAX_CHAIN */
+  const uint8_t *ders[8];
+  size_t lens[8];
   int rc = pem && kpem ? 0 : GOSTX_EIO;
-  while (rc == 0 && n < 4 && gostx_x509_pem_next(pem, len, &pos, der[n], sizeof der[n], &lens[n]) == 1) {
+  while (rc == 0 && n < 8 && gostx_x509_pem_next(pem, len, &pos, der[n], sizeof der[n], &lens[n]) == 1) {
     ders[n] = der[n];
     n++;
   }
@@ -1148,6 +1148,27 @@ static void pki_versions(gostx_x509_store *store) {
       pair_free(&p);
     }
     CHECK(pki_handshake(store, chain, key, "127.0.0.1", &alert, NULL) == 0, "%s for 127.0.0.1", curves[i]);
+  }
+  /* The longest chain taken (GOSTX__TLS_MAX_CHAIN = 8 certificates: the
+   * leaf and its CA (chain-256A.pem), then the root six times): every one kept, in the room
+   * the client counts in the list before it parses (lib/tls allocates the
+   * peer's chain to its length) */
+  {
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "cd %s && cat chain-256A.pem ca.pem ca.pem ca.pem ca.pem ca.pem ca.pem > chain-8.pem", pki);
+    CHECK(system(cmd) == 0, "chain-8.pem");
+    int alert = -1;
+    pair p;
+    rc = pki_handshake(store, "chain-8.pem", "leaf-256A.key", "localhost", &alert, &p);
+    CHECK(rc == 0, "a chain of 8 certificates verified (alert %d)", alert);
+    if (rc == 0) {
+      const gostx_x509_cert *got;
+      size_t n = gostx_tls_peer_chain(p.c, &got);
+      CHECK(n == 8 && got[7].der_len == got[2].der_len &&
+                !memcmp(got[7].der, got[2].der, got[2].der_len),
+            "the client keeps all 8, the last the root CA (%zu)", n);
+      pair_free(&p);
+    }
   }
   /* keyUsage keyEncipherment + keyAgreement: what a TLS 1.2 server's key
    * does (RFC 9189: it never signs), not what TLS 1.3's does (it signs). */

@@ -23,8 +23,12 @@ static int record13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t
 
 gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   if (!cfg) return NULL;
-  gostx_tls *c = calloc(1, sizeof *c);
+  /* a client's sessions after the connection, in the same allocation: a
+   * server's connection (of which serve holds thousands) does without */
+  const int client = cfg->role == GOSTX_TLS_CLIENT;
+  gostx_tls *c = calloc(1, sizeof *c + (client ? sizeof *c->cl : 0));
   if (!c) return NULL;
+  if (client) c->cl = (struct gostx__tls_client_part *)(c + 1);
   c->cfg = cfg;
   c->role = cfg->role;
   c->fd = -1;
@@ -44,6 +48,7 @@ void gostx_tls_free(gostx_tls *c) {
   gostx__tls_rec_clear(&c->wrec);
   gostx__tls_free_buffers(c);
   gostx__tls_hs_end(c);
+  if (c->cl) gostx_memzero(c->cl, sizeof *c->cl);
   gostx_memzero(c, sizeof *c);
   free(c);
 }

@@ -258,8 +258,9 @@ struct gostx_tls {
   int resumed;      /* ... a ticket's */
   uint8_t res_master[32]; /* resumption_master_secret: the tickets' PSKs */
   int client_auth;  /* server: the client's certificate was verified (here or in the ticket's handshake) */
-  gostx__tls_session offer; /* client: the session set to resume (offer.ticket_len 0: none) */
-  gostx__tls_session got;   /* client: the newest ticket received (got.ticket_len 0: none) */
+  /* client: the sessions, in the connection's allocation after it (a
+   * server's connection has none: NULL) */
+  struct gostx__tls_client_part *cl;
   uint64_t tickets_sent;    /* server: the next ticket's nonce */
   uint16_t psk_index; /* server: its place among the client's identities */
   int ccs_sent, ccs_seen_ok; /* middlebox compatibility */
@@ -293,7 +294,7 @@ struct gostx_tls {
   gostx__tls_hs *hs; /* the handshake's state while it runs, NULL after */
   /* the peer's chain */
   size_t npeer;
-  gostx_x509_cert peer_cert[GOSTX__TLS_MAX_CHAIN];
+  gostx_x509_cert *peer_cert; /* npeer of them, at the start of peer_block */
   gostx_gost3410_curve peer_curve;
   uint8_t peer_pub[128];
   int have_peer_key;
@@ -313,8 +314,16 @@ struct gostx_tls {
   int in_seen;
   int in_plain; /* a record was opened in place in `in`: wiped before it goes */
   gostx__tls_hs_buf *hsb;
-  uint8_t *peer_der; /* the peer's chain, peer_der_cap bytes */
-  size_t peer_der_cap;
+  /* the peer's chain, allocated when it comes: its parsed certificates,
+   * then its DER (peer_der); peer_block_len bytes in all */
+  uint8_t *peer_block, *peer_der;
+  size_t peer_block_len;
+};
+
+/* A client connection's sessions (a server keeps none per connection). */
+struct gostx__tls_client_part {
+  gostx__tls_session offer; /* the session set to resume (offer.ticket_len 0: none) */
+  gostx__tls_session got;   /* the newest ticket received (got.ticket_len 0: none) */
 };
 
 /* io.c */
@@ -328,6 +337,8 @@ void gostx__tls_release(gostx_tls *c);
 void gostx__tls_release_hsb(gostx_tls *c);
 /* Every buffer freed, its contents wiped (gostx_tls_free). */
 void gostx__tls_free_buffers(gostx_tls *c);
+/* The peer's chain (certificates and DER) wiped and freed. */
+void gostx__tls_drop_peer_chain(gostx_tls *c);
 /* One read from the transport into buf: GOSTX_OK with *got > 0 bytes, or
  * GOSTX_TLS_WANT_READ (the empty buffers given back), or the connection
  * failed (the end of the stream, or the transport's error). */

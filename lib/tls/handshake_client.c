@@ -107,10 +107,10 @@ static int put_exts13(gostx_tls *c, wr *w) {
  * the message out. (exts: where the extensions' length goes.) */
 static int send_with_psk(gostx_tls *c, wr *w, size_t exts, int ticket) {
   const gostx_tls_config *cfg = c->cfg;
-  const uint8_t *id = ticket ? c->offer.ticket : cfg->psk_id;
-  size_t id_len = ticket ? c->offer.ticket_len : cfg->psk_id_len;
+  const uint8_t *id = ticket ? c->cl->offer.ticket : cfg->psk_id;
+  size_t id_len = ticket ? c->cl->offer.ticket_len : cfg->psk_id_len;
   /* the ticket's age as we count it, plus age_add (mod 2^32); 0 for an external PSK */
-  uint32_t age = ticket ? (uint32_t)(gostx__tls_now_ms(c) - c->offer.received_ms) + c->offer.age_add : 0;
+  uint32_t age = ticket ? (uint32_t)(gostx__tls_now_ms(c) - c->cl->offer.received_ms) + c->cl->offer.age_add : 0;
   put(w, EXT_PRE_SHARED_KEY, 2);
   put(w, (unsigned)(2 + 2 + id_len + 4 + 2 + 1 + 32), 2);
   put(w, (unsigned)(2 + id_len + 4), 2);
@@ -150,7 +150,7 @@ static int build_client_hello(gostx_tls *c) {
   if (c->hs->offered13) {
     int rc = put_exts13(c, &w);
     if (rc != GOSTX_OK) return rc;
-    int ticket = !cfg->psk_id_len && c->offer.ticket_len;
+    int ticket = !cfg->psk_id_len && c->cl->offer.ticket_len;
     if (cfg->psk_id_len || ticket) return send_with_psk(c, &w, exts, ticket);
   }
   close_vec(&w, exts, 2);
@@ -185,13 +185,13 @@ int gostx__tls_client_hello(gostx_tls *c) {
    * Streebog-256); a session not offered is dropped. */
   if (cfg->psk_id_len) {
     memcpy(c->hs->psk_key, cfg->psk, 32);
-  } else if (c->offer.ticket_len) {
-    uint64_t now = gostx__tls_now_ms(c), at = c->offer.received_ms;
-    if (c->hs->offered13 && !strcmp(c->offer.servername, c->servername) && now >= at &&
-        now - at < (uint64_t)c->offer.lifetime * 1000)
-      memcpy(c->hs->psk_key, c->offer.psk, 32);
+  } else if (c->cl->offer.ticket_len) {
+    uint64_t now = gostx__tls_now_ms(c), at = c->cl->offer.received_ms;
+    if (c->hs->offered13 && !strcmp(c->cl->offer.servername, c->servername) && now >= at &&
+        now - at < (uint64_t)c->cl->offer.lifetime * 1000)
+      memcpy(c->hs->psk_key, c->cl->offer.psk, 32);
     else
-      gostx_memzero(&c->offer, sizeof c->offer);
+      gostx_memzero(&c->cl->offer, sizeof c->cl->offer);
   }
   rc = build_client_hello(c);
   if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_SH;
@@ -215,7 +215,7 @@ static int sh_extensions(gostx_tls *c, rd exts, int is_hrr, sh_exts *x) {
     if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
     uint32_t bit = type == EXT_SUPPORTED_VERSIONS ? 1u : type == EXT_KEY_SHARE ? 2u
                    : type == EXT_COOKIE && is_hrr ? 4u
-                   : type == EXT_PRE_SHARED_KEY && !is_hrr && (c->cfg->psk_id_len || c->offer.ticket_len) ? 8u
+                   : type == EXT_PRE_SHARED_KEY && !is_hrr && (c->cfg->psk_id_len || c->cl->offer.ticket_len) ? 8u
                                                                                             : 0u;
     if (!bit) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "ServerHello extension not offered");
     if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ServerHello extension twice");

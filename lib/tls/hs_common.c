@@ -202,7 +202,9 @@ int gostx__tls_rd_has16(rd l, unsigned v) {
 }
 
 static int add_peer_cert(gostx_tls *c, const uint8_t *der, size_t len, size_t *at) {
-  if (c->npeer == GOSTX__TLS_MAX_CHAIN)
+  /* the room counted in gostx__tls_read_chain: GOSTX__TLS_MAX_CHAIN, or
+   * all the list holds */
+  if (c->npeer == GOSTX__TLS_MAX_CHAIN || (char *)(c->peer_cert + c->npeer + 1) > (char *)c->peer_der)
     return fail(c, GOSTX__ALERT_BAD_CERTIFICATE, "certificate chain too long");
   memcpy(c->peer_der + *at, der, len); /* peer_der holds the whole list */
   c->peer_cert[c->npeer].der = c->peer_der + *at;
@@ -215,13 +217,24 @@ static int add_peer_cert(gostx_tls *c, const uint8_t *der, size_t len, size_t *a
 int gostx__tls_read_chain(gostx_tls *c, rd list, int entry_exts, int required_alert) {
   size_t at = 0;
   c->npeer = 0;
-  /* the certificates kept for gostx_tls_peer_chain: as long as they are */
-  gostx_memzero(c->peer_der, c->peer_der ? c->peer_der_cap : 0);
-  free(c->peer_der);
-  c->peer_der = list.n ? malloc(list.n) : NULL;
-  c->peer_der_cap = c->peer_der ? list.n : 0;
-  if (list.n && !c->peer_der)
-    return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
+  /* the certificates kept for gostx_tls_peer_chain, as long as they are:
+   * room for the parsed ones (as many as the list can hold, up to the
+   * most taken), then the DER; none when the list is empty */
+  gostx__tls_drop_peer_chain(c);
+  size_t most = 0;
+  for (rd count = list; count.n && most < GOSTX__TLS_MAX_CHAIN && !count.bad; most++) {
+    (void)vec(&count, 3, 1);
+    if (entry_exts) (void)vec(&count, 2, 0);
+  }
+  if (list.n) {
+    const size_t certs = most * sizeof *c->peer_cert;
+    c->peer_block = malloc(certs + list.n);
+    if (!c->peer_block)
+      return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
+    c->peer_block_len = certs + list.n;
+    c->peer_cert = (gostx_x509_cert *)(void *)c->peer_block;
+    c->peer_der = c->peer_block + certs;
+  }
   while (list.n) {
     rd cert = vec(&list, 3, 1);
     rd ext = entry_exts ? vec(&list, 2, 0) : (rd){NULL, 0, 0};

@@ -95,7 +95,14 @@ void gostx__tls_free_buffers(gostx_tls *c) {
   drop_in(c);
   drop_out(c);
   drop((uint8_t **)&c->hsb, sizeof *c->hsb);
-  drop(&c->peer_der, c->peer_der_cap);
+  gostx__tls_drop_peer_chain(c);
+}
+
+void gostx__tls_drop_peer_chain(gostx_tls *c) {
+  drop(&c->peer_block, c->peer_block_len);
+  c->peer_block_len = 0;
+  c->peer_cert = NULL;
+  c->peer_der = NULL;
 }
 
 /* Writes the queued records; 0 when all are out. */

@@ -160,8 +160,8 @@ int gostx__tls_on_ticket(gostx_tls *c, const uint8_t *body, size_t len) {
   if (lifetime > GOSTX__TLS_TICKET_LIFETIME_MAX)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "NewSessionTicket lifetime over 7 days");
   /* lifetime 0: use it not at all; too long to keep: taken, not kept */
-  if (!lifetime || ticket.n > sizeof c->got.ticket || !c->suite) return GOSTX_OK;
-  gostx__tls_session *s = &c->got;
+  if (!lifetime || ticket.n > sizeof c->cl->got.ticket || !c->suite) return GOSTX_OK;
+  gostx__tls_session *s = &c->cl->got;
   int rc = gostx__tls_expand_label(c->res_master, "resumption", nonce.p, nonce.n, s->psk, 32);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "session ticket");
   s->suite = c->suite->id;
@@ -179,13 +179,13 @@ _Static_assert(GOSTX_TLS_SESSION_MAX == 4 + 2 + 4 + 4 + 8 + 32 + 1 + 255 + 2 + G
 
 int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len) {
   if (!c || !len || (!out && cap)) return GOSTX_EINVAL;
-  const gostx__tls_session *s = &c->got;
   /* Only a session whose server was verified (its chain, or its key pinned
    * by a test) is given out: resumed, a session is taken as verified, and
    * one from an unverified (--insecure) handshake would let a verifying
    * client trust a server it never checked. */
   int verified = c->cfg->verify != GOSTX_TLS_VERIFY_NONE || GOSTX__TLS_HOOKS(c->cfg)->pin_curve;
-  if (c->role != GOSTX_TLS_CLIENT || !s->ticket_len || !verified) return GOSTX_ESTATE;
+  if (c->role != GOSTX_TLS_CLIENT || !c->cl->got.ticket_len || !verified) return GOSTX_ESTATE;
+  const gostx__tls_session *s = &c->cl->got;
   size_t name = strlen(s->servername), need = 4 + 2 + 4 + 4 + 8 + 32 + 1 + name + 2 + s->ticket_len;
   *len = need;
   if (cap < need) return GOSTX_ELEN;
@@ -235,7 +235,7 @@ int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len) {
     memcpy(s.psk, psk, 32);
     memcpy(s.ticket, ticket.p, ticket.n);
     s.ticket_len = ticket.n;
-    c->offer = s;
+    c->cl->offer = s;
   }
   gostx_memzero(&s, sizeof s);
   return rc;
