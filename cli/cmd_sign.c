@@ -1,7 +1,8 @@
 /* gostx sign, verify and vko: GOST R 34.10-2012 signatures of files and the
  * VKO_GOSTR3410_2012 key agreement, in the formats of openssl with
  * gost-engine: a signature file is s || r, each half big-endian (what
- * `openssl dgst -sign` writes), the digest Streebog-256 or -512 by key size;
+ * `openssl dgst -sign` writes), the digest Streebog-256 or -512 by key size
+ * (GOST R 34.11-94 for a token's 2001 key);
  * vko writes the raw key `openssl pkeyutl -derive` prints. */
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,8 @@ int cmd_sign(int argc, char **argv) {
                "(default: one per CPU). An encrypted KEY needs -passin (pass:PASSWORD,\n"
                "file:PATH, fd:N, env:VAR, stdin; see gostx pkey --help). KEY may be a key\n"
                "on a token, a pkcs11: URI (RFC 7512; its PIN from the URI's pin-source,\n"
-               "-passin, GOSTX_PKCS11_PIN or the terminal; docs/PKCS11.md).\n");
+               "-passin, GOSTX_PKCS11_PIN or the terminal; docs/PKCS11.md); a token's GOST\n"
+               "R 34.10-2001 key signs a GOST R 34.11-94 digest (openssl's -md_gost94).\n");
         free(jobs);
         return CLI_EXIT_OK;
       case CLI_POS: jobs[nfiles++].path = p.pos; break;
@@ -110,7 +112,13 @@ int cmd_sign(int argc, char **argv) {
     free(jobs);
     return cli_usage("sign: %s is a public key; signing needs the private key", key_path);
   }
-  for (size_t i = 0; i < nfiles; i++) jobs[i].digest_len = k.len;
+  /* A 2001 key (a token's: docs/PKCS11.md) signs GOST R 34.11-94 digests,
+   * as gost-engine does with such a key (md_gost94) */
+  for (size_t i = 0; i < nfiles; i++) {
+    jobs[i].digest_len = k.len;
+    jobs[i].gost94 = k.gost2001;
+    jobs[i].sbox = GOSTX_SBOX_CRYPTOPRO_3411_94;
+  }
   struct sign_run run = {&k, out_path, 0};
   cli_hash_files(jobs, nfiles, (unsigned)threads, sign_report, &run);
   gostx_gost3410_key_clear(&k);

@@ -3,7 +3,8 @@
 # gostx's own module (build/libgostx-pkcs11.so) with tokens under a scratch
 # GOSTX_PKCS11_DIR, made and filled with OpenSC's pkcs11-tool (a consumer we
 # did not write): 256- and 512-bit keys generated on the token; gostx sign
-# (checked by gostx verify and openssl + gost-engine), pkey -pubout, req
+# (checked by gostx verify and openssl + gost-engine), pkey -pubout, a
+# GOST R 34.10-2001 key (written and signed as one; refused on a tc26 set), req
 # -x509 and x509 -req -CA with the CA key and certificate on the token, cms
 # -sign (checked by gostx cms -verify and openssl cms), cms -decrypt (VKO
 # on the token), ts -reply with the TSA's key and certificate on the token,
@@ -315,4 +316,29 @@ if tls_echo && tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1
 else
   bad "tls serve with a token key did not start"
 fi
+
+# a GOST R 34.10-2001 key (CKK_GOSTR3410, CKA_GOSTR3411_PARAMS GOST R
+# 34.11-94, as SoftHSMv2 makes them: tests/test_p11_softhsm.sh) on CryptoPro
+# A: written out as a 2001 key, signed over GOST R 34.11-94; on a tc26 set,
+# refused. Made through the module by p11_keygen.py, on a token of their own
+mktoken t2001 || bad "pkcs11-tool could not make token t2001"
+KG=(python3 "$HERE/pkcs11/p11_keygen.py" "$MOD" t2001 1234)
+[ -n "$ASAN_RT" ] && KG=(env LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0 "${KG[@]}")
+H94=06072a850302021e01
+"${KG[@]}" k2001 0a11 06072a850302022301 $H94 >/dev/null 2>"$T/err" &&
+  "${KG[@]}" k2001tc 0a12 06092a8503070102010102 $H94 >/dev/null 2>>"$T/err" ||
+  bad "2001 keys made on the token: $(cat "$T/err")"
+K2001="pkcs11:token=t2001;object=k2001?module-path=$MOD&pin-source=$T/pin"
+"$G" pkey -i "$K2001" -pubout -o "$T/k2001.pub" 2>"$T/err" || bad "pkey -pubout 2001: $(cat "$T/err")"
+"$G" sign -k "$K2001" -o "$T/s2001" "$T/msg" 2>"$T/err" || bad "sign 2001: $(cat "$T/err")"
+if [ $have_engine = 1 ]; then
+  openssl asn1parse -in "$T/k2001.pub" 2>&1 | grep -q "OBJECT *:GOST R 34.10-2001$" && ok ||
+    bad "pkey -pubout of a 2001 key names another algorithm: $(openssl asn1parse -in "$T/k2001.pub" 2>&1)"
+  openssl dgst -engine gost -md_gost94 -verify "$T/k2001.pub" -signature "$T/s2001" "$T/msg" \
+    >"$T/out" 2>&1 && grep -q 'Verified OK' "$T/out" && ok || bad "openssl verifies the 2001 signature: $(cat "$T/out")"
+fi
+"$G" sign -k "pkcs11:token=t2001;object=k2001tc?module-path=$MOD&pin-source=$T/pin" -o "$T/x" \
+  "$T/msg" 2>"$T/err"
+[ $? = 2 ] && grep -q 'a GOST R 34.10-2001 key .* on parameter set 1.2.643.7.1.2.1.1.2, which is not a 2001 one' "$T/err" &&
+  [ ! -e "$T/x" ] && ok || bad "a 2001 key on a tc26 parameter set: $(cat "$T/err")"
 finish

@@ -179,10 +179,11 @@ typedef struct gostx_gost3410_key_ops {
  * (1.2.643.2.2.19) with SEQUENCE { its CryptoPro parameter set OID,
  * id-GostR3411-94-CryptoProParamSet 1.2.643.2.2.30.1 } (GOSTX_EINVAL for
  * a 512-bit key or a parameter set OID other than 1.2.643.2.2.35.x /
- * 36.x). Only the CryptoPro container reader (gostx/keycont.h) sets it;
- * the key reader still refuses 2001 key files, and nothing signs as 2001:
- * the library's signers ignore the flag (they sign with Streebog under the
- * 2012 OIDs), so such a key is for writing out, not for signing here. */
+ * 36.x). The CryptoPro container reader (gostx/keycont.h) and a token's
+ * 2001 key (gostx/pkcs11.h) set it; the key reader still refuses 2001 key
+ * files. The library's signers ignore the flag (they sign with Streebog
+ * under the 2012 OIDs); only `gostx sign` makes a 2001 signature with such
+ * a key (the digest GOST R 34.11-94, as gost-engine's md_gost94). */
 typedef struct gostx_gost3410_key {
   gostx_gost3410_curve curve;
   size_t len;                          /* 32 or 64: bytes of d and of each coordinate */

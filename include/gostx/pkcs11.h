@@ -171,7 +171,9 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_p11_key_open(gostx_p11_key **out, const cha
  * login: certificates are public objects, so no PIN is asked. Errors as
  * gostx_p11_key_open. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_p11_cert_read(const char *uri, uint8_t **der, size_t *len);
-/* The key's public half (no private part) into *pub. */
+/* The key's public half (no private part) into *pub; pub->gost2001 set
+ * for a GOST R 34.10-2001 key (CKK_GOSTR3410 whose CKA_GOSTR3411_PARAMS is
+ * GOST R 34.11-94's CryptoPro set, as SoftHSMv2's are), as key_bind does. */
 GOSTX_API int gostx_p11_key_public(const gostx_p11_key *k, gostx_gost3410_key *pub);
 /* The certificate stored with the key (CKO_CERTIFICATE, same CKA_ID), DER:
  * *der points into the key object (valid until gostx_p11_key_free).

@@ -26,6 +26,7 @@ struct gostx_p11_key {
   size_t len;
   uint8_t q[128]; /* x || y big-endian */
   char oid[GOSTX_GOST3410_OID_MAX];
+  int gost2001; /* a GOST R 34.10-2001 key: hash_of */
   uint8_t *cert;
   size_t cert_len;
   pthread_mutex_t lock;
@@ -211,6 +212,28 @@ static int curve_of(gostx_p11_key *k, const uint8_t *der, size_t n) {
   return 0;
 }
 
+/* CKK_GOSTR3410 is PKCS#11's GOST R 34.10-2001 key type, which TC 26's
+ * extension reuses for 2012 256-bit keys: CKA_GOSTR3411_PARAMS tells them
+ * apart. GOST R 34.11-94's CryptoPro set (1.2.643.2.2.30.1) marks a 2001
+ * key (SoftHSMv2's GOST keys are all 2001 keys), which then goes out as
+ * one (k->gost2001); absent, or another hash, a 2012 key. A 2001 key's
+ * curve is a CryptoPro parameter set (1.2.643.2.2.35.x or .36.x). */
+static int hash_of(gostx_p11_key *k, CK_SESSION_HANDLE s) {
+  uint8_t *der;
+  size_t n;
+  int rc = attr_get(k, s, k->obj, CKA_GOSTR3411_PARAMS, &der, &n);
+  if (rc) return rc;
+  static const uint8_t gost94_cp[] = {0x06, 0x07, 0x2a, 0x85, 0x03, 0x02, 0x02, 0x1e, 0x01};
+  k->gost2001 = der && n == sizeof gost94_cp && !memcmp(der, gost94_cp, n);
+  free(der);
+  if (k->gost2001 && strncmp(k->oid, "1.2.643.2.2.35.", 15) && strncmp(k->oid, "1.2.643.2.2.36.", 15))
+    return gostx__p11_fail(GOSTX_EUNSUP, GOSTX_P11_UNSUPPORTED,
+                           "PKCS#11 token '%s': a GOST R 34.10-2001 key (CKA_GOSTR3411_PARAMS: "
+                           "GOST R 34.11-94) on parameter set %s, which is not a 2001 one",
+                           k->label, k->oid);
+  return 0;
+}
+
 /* CKA_VALUE of a public key: x || y each little-endian (some tokens wrap it
  * in a DER OCTET STRING, as the SubjectPublicKeyInfo does). */
 static int public_from_value(gostx_p11_key *k, const uint8_t *v, size_t n) {
@@ -319,6 +342,7 @@ static int key_find(gostx_p11_key *k, CK_SESSION_HANDLE s, const gostx_p11_uri *
     return gostx__p11_fail(GOSTX_EUNSUP, GOSTX_P11_UNSUPPORTED,
                            "PKCS#11 token '%s': key type and parameter set %s disagree", k->label,
                            k->oid);
+  if (kt == CKK_GOSTR3410 && (rc = hash_of(k, s))) return rc;
   if ((rc = attr_get(k, s, k->obj, CKA_ID, &id, &id_len))) return rc;
   if ((rc = attr_get(k, s, k->obj, CKA_LABEL, &lab, &lab_len))) {
     free(id);
@@ -437,7 +461,9 @@ int gostx_p11_cert_read(const char *text, uint8_t **der, size_t *len) {
 
 int gostx_p11_key_public(const gostx_p11_key *k, gostx_gost3410_key *pub) {
   if (!k || !pub) return GOSTX_EINVAL;
-  return gostx_gost3410_key_set_public(pub, k->curve, k->q, 2 * k->len, k->oid);
+  int rc = gostx_gost3410_key_set_public(pub, k->curve, k->q, 2 * k->len, k->oid);
+  if (!rc) pub->gost2001 = k->gost2001;
+  return rc;
 }
 
 int gostx_p11_key_cert(const gostx_p11_key *k, const uint8_t **der, size_t *len) {
@@ -562,7 +588,9 @@ static const gostx_gost3410_key_ops p11_ops = {ops_sign, ops_vko};
 
 int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key) {
   if (!k || !key) return GOSTX_EINVAL;
-  return gostx_gost3410_key_set_external(key, k->curve, k->q, 2 * k->len, k->oid, &p11_ops, k);
+  int rc = gostx_gost3410_key_set_external(key, k->curve, k->q, 2 * k->len, k->oid, &p11_ops, k);
+  if (!rc) key->gost2001 = k->gost2001;
+  return rc;
 }
 
 void gostx_p11_key_free(gostx_p11_key *k) {

@@ -6,7 +6,11 @@ CKA_SENSITIVE, not CKA_EXTRACTABLE, and its value is refused
 (CKR_ATTRIBUTE_SENSITIVE, length unavailable); 1 otherwise, saying what.
 usage: p11_value.py MODULE LABEL PIN ID_HEX"""
 import ctypes as C
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from p11_ctypes import Attr, user_session  # noqa: E402
 
 CKR_ATTRIBUTE_SENSITIVE = 0x11
 CKA_CLASS, CKA_VALUE, CKA_ID = 0x0, 0x11, 0x102
@@ -15,30 +19,9 @@ CKO_PRIVATE_KEY = 3
 UNAVAILABLE = C.c_ulong(-1).value
 
 
-class Attr(C.Structure):
-    _fields_ = [("type", C.c_ulong), ("p", C.c_void_p), ("len", C.c_ulong)]
-
-
 def main():
-    lib = C.CDLL(sys.argv[1])
     label, pin, kid = sys.argv[2].encode(), sys.argv[3].encode(), bytes.fromhex(sys.argv[4])
-
-    def call(name, *a):
-        rv = getattr(lib, name)(*a)
-        if rv:
-            sys.exit(f"{name}: 0x{rv:x}")
-
-    call("C_Initialize", None)
-    n = C.c_ulong(0)
-    call("C_GetSlotList", C.c_ubyte(1), None, C.byref(n))
-    slots = (C.c_ulong * n.value)()
-    call("C_GetSlotList", C.c_ubyte(1), slots, C.byref(n))
-    info = C.create_string_buffer(512)  # CK_TOKEN_INFO: the label comes first
-    slot = next(s for s in slots if not lib.C_GetTokenInfo(C.c_ulong(s), info) and
-                info.raw[:32].rstrip(b" ") == label)
-    h = C.c_ulong(0)
-    call("C_OpenSession", C.c_ulong(slot), C.c_ulong(4), None, None, C.byref(h))
-    call("C_Login", h, C.c_ulong(1), pin, C.c_ulong(len(pin)))
+    lib, call, h = user_session(sys.argv[1], label, pin, 4)  # CKF_SERIAL_SESSION
     cls = C.c_ulong(CKO_PRIVATE_KEY)
     idb = C.create_string_buffer(kid, len(kid))
     t = (Attr * 2)(Attr(CKA_CLASS, C.cast(C.byref(cls), C.c_void_p), C.sizeof(cls)),
