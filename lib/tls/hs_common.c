@@ -228,7 +228,7 @@ int gostx__tls_read_chain(gostx_tls *c, rd list, int entry_exts, int required_al
   }
   if (list.n) {
     const size_t certs = most * sizeof *c->peer_cert;
-    c->peer_block = malloc(certs + list.n);
+    c->peer_block = calloc(1, certs + list.n); /* the certificates zeroed, as parse expects */
     if (!c->peer_block)
       return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
     c->peer_block_len = certs + list.n;
