@@ -110,6 +110,11 @@ int cmd_sign(int argc, char **argv) {
     free(jobs);
     return cli_usage("sign: %s is a public key; signing needs the private key", key_path);
   }
+  if ((rc = cli_key_2012("sign", key_path, &k))) {
+    gostx_gost3410_key_clear(&k);
+    free(jobs);
+    return rc;
+  }
   for (size_t i = 0; i < nfiles; i++) jobs[i].digest_len = k.len;
   struct sign_run run = {&k, out_path, 0};
   cli_hash_files(jobs, nfiles, (unsigned)threads, sign_report, &run);

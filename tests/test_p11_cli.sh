@@ -129,6 +129,29 @@ fi
 "$G" cms -decrypt -in "$T/msg.enc" -recip "$K512" -inkey "$K512" -out "$T/msg.dec" 2>"$T/err" &&
   cmp -s "$T/msg" "$T/msg.dec" && ok || bad "cms -decrypt with the token's key: $(cat "$T/err")"
 
+# A GOST R 34.10-2001 key on the token (pkcs11-tool's GOSTR3410 type: its
+# CKA_GOSTR3411_PARAMS are GOST R 34.11-94's): its public half is written
+# as a 2001 key; every command that signs refuses it by name (exit 2), since
+# gostx's signatures are 2012 ones under 2012 OIDs
+if "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410:A --label k01 \
+  --id 0a09 >/dev/null 2>&1; then
+  K01="pkcs11:token=t1;object=k01;type=private?module-path=$MOD&pin-source=$T/pin"
+  "$G" pkey -i "$K01" -pubout -o "$T/k01.pub" 2>"$T/err" && command -v openssl >/dev/null &&
+    openssl asn1parse -in "$T/k01.pub" 2>&1 | grep -q ':GOST R 34.10-2001$' && ok ||
+    bad "pkey -pubout of a 2001 key: a 2001 public key: $(cat "$T/err")"
+  for cmd in "sign -k $K01 -o $T/s01 $T/msg" "req -x509 -key $K01 -subj /CN=k01 -out $T/k01.pem" \
+    "cms -sign -signer $T/ca.pem -inkey $K01 -in $T/msg -out $T/m01.p7s" \
+    "tls serve --cert $T/ca.pem --key $K01 --listen 127.0.0.1:0 --backend 127.0.0.1:9"; do
+    # shellcheck disable=SC2086 # the words of one command line; no blanks in its paths
+    "$G" $cmd </dev/null >/dev/null 2>"$T/err"
+    [ $? = 2 ] && grep -q "is a GOST R 34.10-2001 key; .* needs GOST R 34.10-2012" "$T/err" && ok ||
+      bad "gostx ${cmd%% *} with a 2001 key: refused by name (exit 2): $(cat "$T/err")"
+  done
+  [ ! -e "$T/s01" ] && [ ! -e "$T/k01.pem" ] && [ ! -e "$T/m01.p7s" ] && ok || bad "a 2001 key signed something"
+else
+  bad "pkcs11-tool could not make a GOSTR3410 (2001) key pair"
+fi
+
 # XMLDSig
 if "$G" xml --help >/dev/null 2>&1; then
   printf '<doc><item Id="a">text</item></doc>' >"$T/in.xml"
@@ -193,9 +216,9 @@ rc=$?
 "$G" sign -k "pkcs11:token=t1;object=k256?module-path=$MOD&pin-value=1234" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 2 ] && grep -q 'visible to other users' "$T/err" && grep -q 'pin-source' "$T/err" && ok ||
   bad "pin-value accepted: $(cat "$T/err")"
-# URIs that name nothing
+# URIs that name nothing (t1 holds five private keys: k256, k512, k01, tsa and k3)
 "$G" sign -k "pkcs11:token=t1?module-path=$MOD" -passin "file:$T/pin" -o "$T/x" "$T/msg" 2>"$T/err"
-[ $? = 1 ] && grep -q '4 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
+[ $? = 1 ] && grep -q '5 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
 "$G" sign -k "pkcs11:token=none;object=k256?module-path=$MOD" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 1 ] && grep -q "no PKCS#11 token matches.*its tokens: 't1'" "$T/err" && ok || bad "no token: $(cat "$T/err")"
 "$G" sign -k "pkcs11:object=k256?module-path=$T/none.so" -o "$T/x" "$T/msg" 2>"$T/err"

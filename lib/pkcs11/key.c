@@ -26,6 +26,7 @@ struct gostx_p11_key {
   size_t len;
   uint8_t q[128]; /* x || y big-endian */
   char oid[GOSTX_GOST3410_OID_MAX];
+  int gost2001; /* CKA_GOSTR3411_PARAMS names GOST R 34.11-94: a 2001 key */
   uint8_t *cert;
   size_t cert_len;
   pthread_mutex_t lock;
@@ -319,6 +320,14 @@ static int key_find(gostx_p11_key *k, CK_SESSION_HANDLE s, const gostx_p11_uri *
     return gostx__p11_fail(GOSTX_EUNSUP, GOSTX_P11_UNSUPPORTED,
                            "PKCS#11 token '%s': key type and parameter set %s disagree", k->label,
                            k->oid);
+  /* CKK_GOSTR3410 is the type of 2001 keys and of 2012 256-bit ones alike;
+   * the hash parameters tell them apart (PKCS#11's 2001 keys name GOST R
+   * 34.11-94's, 1.2.643.2.2.30.x; 2012 keys Streebog's). */
+  if ((rc = attr_get(k, s, k->obj, CKA_GOSTR3411_PARAMS, &params, &params_len))) return rc;
+  static const uint8_t gost94[] = {0x06, 0x07, 0x2a, 0x85, 0x03, 0x02, 0x02, 0x1e};
+  k->gost2001 = kt == CKK_GOSTR3410 && params_len == sizeof gost94 + 1 &&
+                !memcmp(params, gost94, sizeof gost94);
+  free(params);
   if ((rc = attr_get(k, s, k->obj, CKA_ID, &id, &id_len))) return rc;
   if ((rc = attr_get(k, s, k->obj, CKA_LABEL, &lab, &lab_len))) {
     free(id);
@@ -437,7 +446,9 @@ int gostx_p11_cert_read(const char *text, uint8_t **der, size_t *len) {
 
 int gostx_p11_key_public(const gostx_p11_key *k, gostx_gost3410_key *pub) {
   if (!k || !pub) return GOSTX_EINVAL;
-  return gostx_gost3410_key_set_public(pub, k->curve, k->q, 2 * k->len, k->oid);
+  int rc = gostx_gost3410_key_set_public(pub, k->curve, k->q, 2 * k->len, k->oid);
+  if (!rc) pub->gost2001 = k->gost2001;
+  return rc;
 }
 
 int gostx_p11_key_cert(const gostx_p11_key *k, const uint8_t **der, size_t *len) {
@@ -562,7 +573,9 @@ static const gostx_gost3410_key_ops p11_ops = {ops_sign, ops_vko};
 
 int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key) {
   if (!k || !key) return GOSTX_EINVAL;
-  return gostx_gost3410_key_set_external(key, k->curve, k->q, 2 * k->len, k->oid, &p11_ops, k);
+  int rc = gostx_gost3410_key_set_external(key, k->curve, k->q, 2 * k->len, k->oid, &p11_ops, k);
+  if (!rc) key->gost2001 = k->gost2001; /* the library's signers refuse it */
+  return rc;
 }
 
 void gostx_p11_key_free(gostx_p11_key *k) {
