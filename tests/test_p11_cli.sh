@@ -70,6 +70,31 @@ for b in 256 512; do
   fi
 done
 
+# No module in the URI: p11-kit's proxy (every module p11-kit registered),
+# and module-name=gostx (p11-kit's name for the module: its .module file),
+# with the shipped module file pointed at this build in a scratch HOME's
+# ~/.config/pkcs11/modules. p11-kit reads no user configuration for root,
+# so root runs them as uid 1000 in a user namespace of its own (the files
+# still its own outside).
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(unshare --user --map-user=1000 --map-group=1000)
+mkdir -p "$T/home/.config/pkcs11/modules"
+sed "s|^module: .*|module: $MOD|" "$HERE/../integrations/pkcs11/gostx.module" \
+  >"$T/home/.config/pkcs11/modules/gostx.module"
+if ! HOME=$T/home "${as_user[@]}" true 2>/dev/null; then
+  echo "SKIP: the p11-kit proxy cases (no user namespace for uid 1000 here)"
+elif ! command -v p11-kit >/dev/null; then
+  echo "SKIP: the p11-kit proxy cases (p11-kit not installed)"
+else
+  for q in "" "module-name=gostx&"; do
+    rm -f "$T/skit"
+    HOME=$T/home "${as_user[@]}" "$G" sign -k "pkcs11:token=t1;object=k256;type=private?${q}pin-source=$T/pin" \
+      -o "$T/skit" "$T/msg" 2>"$T/err" &&
+      "$G" verify -k "$T/k256.pub" -signature "$T/skit" "$T/msg" >/dev/null 2>>"$T/err" && ok ||
+      bad "sign through p11-kit (${q:-no module in the URI}): $(cat "$T/err")"
+  done
+fi
+
 # the private half stays on the token
 "$G" pkey -i "$K256" -o "$T/priv.pem" 2>"$T/err"
 [ $? = 1 ] && grep -q 'on a token and cannot be exported' "$T/err" && [ ! -e "$T/priv.pem" ] && ok ||

@@ -10,8 +10,10 @@
  *
  * Modules: each module path is dlopen'ed and C_Initialize'd (with
  * CKF_OS_LOCKING_OK) once per process and C_Finalize'd at exit or by
- * gostx_p11_finalize. A URI without module-path uses p11-kit's proxy
- * (p11-kit-proxy.so) where it is installed. Sessions: a key keeps a small
+ * gostx_p11_finalize. module-name= is the module p11-kit registered under
+ * that name (else NAME.so / libNAME.so in the system's PKCS#11 folders); a
+ * URI with neither uses p11-kit's proxy (p11-kit-proxy.so) where it is
+ * installed. Sessions: a key keeps a small
  * pool, one session per thread at a time; the user logs in once per token.
  *
  * Errors: every call returns 0 or a negative GOSTX_E* code, and then this
