@@ -138,6 +138,12 @@ typedef enum gostx_p11_status {
 /* This thread's last error: its kind, and its message in buf[cap] (may be
  * NULL; cut short to fit). GOSTX_P11_OK and "no error" after a success. */
 GOSTX_API gostx_p11_status gostx_p11_error(char *buf, size_t cap);
+/* Sets this thread's last error to GOSTX_P11_OK: a caller that runs a call
+ * of the library with a bound token key (a CMS signature, a TLS handshake)
+ * clears it first, and after a failure asks gostx_p11_error whether the
+ * token caused it (the signers return the callback's GOSTX_E* code, which
+ * does not say which token failure it was). */
+GOSTX_API void gostx_p11_error_clear(void);
 
 /* ---- keys on a token ---- */
 
