@@ -212,6 +212,12 @@ def open_key(uri, *, pin=None):
     pub = ffi.new("gostx_gost3410_key[1]")
     ckey = ffi.new("gostx_gost3410_key[1]")
     token.check(lib.gostx_p11_key_public(out[0], pub), "pkcs11 public key")
+    if pub[0].gost2001:  # PrivateKey and PublicKey are 2012 keys: they would mislabel it
+        token.free()
+        raise PKCS11Error(Kind.UNSUPPORTED,
+                          "the key the URI names is a GOST R 34.10-2001 key (its "
+                          "CKA_GOSTR3411_PARAMS are GOST R 34.11-94's); gostx signs with GOST "
+                          "R 34.10-2012 keys only")
     token.check(lib.gostx_p11_key_bind(out[0], ckey), "pkcs11 bind")
     curve = gost3410.Curve(pub[0].curve)
     n = pub[0].len

@@ -7,6 +7,7 @@ import copy
 import gc
 import os
 import pathlib
+import shutil
 import subprocess
 import time
 
@@ -224,6 +225,21 @@ def test_token_removed_under_calls(token, pki):
     assert srv.errors[0].kind == pkcs11.Kind.REMOVED, srv.errors
     with pytest.raises(ValueError, match="open_key"):
         pkcs11.check(gostx.generate_private_key(gostx.Curve.GOST3410_256_A))
+
+
+def test_2001_key_refused(token):
+    """A GOST R 34.10-2001 key on the token (OpenSC's GOSTR3410 type: its hash
+    parameters are GOST R 34.11-94's) is refused by name: PrivateKey and
+    PublicKey are 2012 keys, whose signatures and key files would mislabel it."""
+    tool = shutil.which("pkcs11-tool")
+    if tool is None:
+        pytest.skip("pkcs11-tool (OpenSC) not installed: it makes the 2001 key")
+    subprocess.run([tool, "--module", token.module, "--token-label", "py", "-l", "--pin", PIN,
+                    "--keypairgen", "--key-type", "GOSTR3410:A", "--label", "k2001",
+                    "--id", "0e01"], capture_output=True, timeout=60, check=True)
+    with pytest.raises(pkcs11.PKCS11Error, match="is a GOST R 34.10-2001 key") as e:
+        pkcs11.open_key(token.uri("py", "k2001"), pin=PIN)
+    assert e.value.kind == pkcs11.Kind.UNSUPPORTED
 
 
 def test_finalize_closes_token_keys(token):
