@@ -16,7 +16,7 @@ int cert_load_signing_key(const char *opt, const char *path, const char *pass_sp
     gostx_gost3410_key_clear(k);
     return cli_usage("%s %s: a public key; signing needs the private key", opt, path);
   }
-  return 0;
+  return cli_key_2012(opt, path, k);
 }
 
 

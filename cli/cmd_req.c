@@ -174,10 +174,7 @@ static int req_self_signed(const req_args *a, const gostx_x509_name *name, const
   int rc = a->days ? cert_days(a->days, now, &not_after) : 0;
   if (!rc && !a->have_serial) rc = cert_random_serial(&serial);
   if (rc) return rc;
-  /* signed as 2012: the key named as a 2012 key, a token's 2001 key too */
-  gostx_gost3410_key pub;
-  if (gostx_gost3410_key_set_public(&pub, k->curve, k->q, 2 * k->len, k->oid) ||
-      gostx_gost3410_key_write(&pub, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
+  if (gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
                                sizeof spki, &spki_len) ||
       gostx_x509_key_id(spki, spki_len, id)) {
     cli_err("req: cannot encode the public key");

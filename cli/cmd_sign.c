@@ -112,11 +112,16 @@ int cmd_sign(int argc, char **argv) {
     free(jobs);
     return cli_usage("sign: %s is a public key; signing needs the private key", key_path);
   }
-  /* A 2001 key (a token's: docs/PKCS11.md) signs GOST R 34.11-94 digests,
-   * as gost-engine does with such a key (md_gost94) */
+  /* A 2001 key (a token's or a container's) makes a GOST R 34.10-2001
+   * signature: the same equation over a GOST R 34.11-94 digest, as
+   * gost-engine's md_gost94 does with such a key. The library's signers
+   * refuse the flag (they write 2012 OIDs); the output here is the bare
+   * signature, so the flag is taken off once the digest is chosen. */
+  const int gost2001 = k.gost2001;
+  k.gost2001 = 0;
   for (size_t i = 0; i < nfiles; i++) {
     jobs[i].digest_len = k.len;
-    jobs[i].gost94 = k.gost2001;
+    jobs[i].gost94 = gost2001;
     jobs[i].sbox = GOSTX_SBOX_CRYPTOPRO_3411_94;
   }
   struct sign_run run = {&k, out_path, 0};

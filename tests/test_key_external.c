@@ -63,6 +63,18 @@ static void test_api(void) {
            GOSTX_EINVAL, "Q off the curve");
   CHECK_RC(gostx_gost3410_key_set_external(&so, ext.k.curve, ext.k.q, 64, NULL, NULL, &t),
            GOSTX_EINVAL, "no ops");
+  /* a GOST R 34.10-2001 key: no 2012 signature with it, no TLS identity */
+  t.fail = 0;
+  gostx_gost3410_key old = ext.k;
+  old.gost2001 = 1;
+  int signs = t.signs;
+  CHECK_RC(gostx_gost3410_key_sign(&old, digest, 32, sig, 64), GOSTX_EUNSUP, "2001: key_sign");
+  CHECK(t.signs == signs, "2001: the callback not reached");
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK(cfg && gostx_tls_config_set_key(cfg, &old) == GOSTX_EUNSUP &&
+            strstr(gostx_tls_config_error(cfg), "GOST R 34.10-2001"),
+        "2001: TLS refuses the key, and says why");
+  gostx_tls_config_free(cfg);
   /* the private part stays on the token */
   uint8_t out[GOSTX_GOST3410_PEM_MAX];
   size_t n = 0;
@@ -262,6 +274,32 @@ static void test_pki(gostx_gost3410_curve curve) {
            "CRL: the token's error");
   CHECK(len == 0, "no length given");
   t.fail = 0;
+
+  /* a GOST R 34.10-2001 key (its token's hash parameters are GOST R
+   * 34.11-94's): every signer here writes a 2012 algorithm OID, so each
+   * refuses it before the token is asked, rather than mislabel */
+  gostx_gost3410_key old = ext.k;
+  old.gost2001 = 1;
+  gostx_cms_signer s01 = {&ca.c, &old};
+  signs = t.signs;
+  len = 0;
+  CHECK_RC(gostx_x509_cert_write(&spec, &old, c2.der, sizeof c2.der, &len), GOSTX_EUNSUP,
+           "certificate: a 2001 key refused");
+  CHECK_RC(gostx_x509_crl_write(&cs, &old, crl2, sizeof crl2, &len), GOSTX_EUNSUP,
+           "CRL: a 2001 key refused");
+  CHECK_RC(gostx_cms_sign(&s01, 1, &sp, NULL, content, sizeof content, msg, sizeof msg, &len),
+           GOSTX_EUNSUP, "cms sign: a 2001 key refused");
+  CHECK_RC(gostx__ike_auth_sig_sign(&old, content, sizeof content, nonce, sizeof nonce, id_mac,
+                                    auth, sizeof auth, &auth_len),
+           GOSTX_EUNSUP, "IKE AUTH: a 2001 key refused");
+  CHECK_RC(gostx_ocsp_response_write(&rs, &old, msg, sizeof msg, &len), GOSTX_EUNSUP,
+           "OCSP: a 2001 key refused");
+  tp.key = &old;
+  CHECK_RC(gostx_tsa_reply(&tp, &q, (const uint8_t *)"\x09", 1, IKE_PKI_T0, 0, msg, sizeof msg,
+                           &len),
+           GOSTX_EUNSUP, "TSA: a 2001 key refused");
+  tp.key = &ext.k;
+  CHECK(len == 0 && t.signs == signs, "nothing written, the token never asked");
 
   /* PKCS#12 export of the token's key: refused, distinctly */
   const uint8_t *certs[1] = {ca.der};

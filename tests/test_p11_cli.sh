@@ -71,6 +71,31 @@ for b in 256 512; do
   fi
 done
 
+# No module in the URI: p11-kit's proxy (every module p11-kit registered),
+# and module-name=gostx (p11-kit's name for the module: its .module file),
+# with the shipped module file pointed at this build in a scratch HOME's
+# ~/.config/pkcs11/modules. p11-kit reads no user configuration for root,
+# so root runs them as uid 1000 in a user namespace of its own (the files
+# still its own outside).
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(unshare --user --map-user=1000 --map-group=1000)
+mkdir -p "$T/home/.config/pkcs11/modules"
+sed "s|^module: .*|module: $MOD|" "$HERE/../integrations/pkcs11/gostx.module" \
+  >"$T/home/.config/pkcs11/modules/gostx.module"
+if ! HOME=$T/home "${as_user[@]}" true 2>/dev/null; then
+  echo "SKIP: the p11-kit proxy cases (no user namespace for uid 1000 here)"
+elif ! command -v p11-kit >/dev/null; then
+  echo "SKIP: the p11-kit proxy cases (p11-kit not installed)"
+else
+  for q in "" "module-name=gostx&"; do
+    rm -f "$T/skit"
+    HOME=$T/home "${as_user[@]}" "$G" sign -k "pkcs11:token=t1;object=k256;type=private?${q}pin-source=$T/pin" \
+      -o "$T/skit" "$T/msg" 2>"$T/err" &&
+      "$G" verify -k "$T/k256.pub" -signature "$T/skit" "$T/msg" >/dev/null 2>>"$T/err" && ok ||
+      bad "sign through p11-kit (${q:-no module in the URI}): $(cat "$T/err")"
+  done
+fi
+
 # the private half stays on the token
 "$G" pkey -i "$K256" -o "$T/priv.pem" 2>"$T/err"
 [ $? = 1 ] && grep -q 'on a token and cannot be exported' "$T/err" && [ ! -e "$T/priv.pem" ] && ok ||
@@ -129,6 +154,30 @@ fi
 "$G" cms -encrypt -recip "$T/s512.pem" -in "$T/msg" -out "$T/msg.enc" 2>"$T/err" || bad "cms -encrypt: $(cat "$T/err")"
 "$G" cms -decrypt -in "$T/msg.enc" -recip "$K512" -inkey "$K512" -out "$T/msg.dec" 2>"$T/err" &&
   cmp -s "$T/msg" "$T/msg.dec" && ok || bad "cms -decrypt with the token's key: $(cat "$T/err")"
+
+# A GOST R 34.10-2001 key on the token (pkcs11-tool's GOSTR3410 type: its
+# CKA_GOSTR3411_PARAMS are GOST R 34.11-94's): its public half is written
+# as a 2001 key; every command that signs an object refuses it by name
+# (exit 2), since those signatures are 2012 ones under 2012 OIDs (gostx
+# sign makes a bare 2001 signature with it: the t2001 case below)
+if "${P11[@]}" --token-label t1 -l --pin 1234 --keypairgen --key-type GOSTR3410:A --label k01 \
+  --id 0a09 >/dev/null 2>&1; then
+  K01="pkcs11:token=t1;object=k01;type=private?module-path=$MOD&pin-source=$T/pin"
+  "$G" pkey -i "$K01" -pubout -o "$T/k01.pub" 2>"$T/err" && command -v openssl >/dev/null &&
+    openssl asn1parse -in "$T/k01.pub" 2>&1 | grep -q ':GOST R 34.10-2001$' && ok ||
+    bad "pkey -pubout of a 2001 key: a 2001 public key: $(cat "$T/err")"
+  for cmd in "req -x509 -key $K01 -subj /CN=k01 -out $T/k01.pem" \
+    "cms -sign -signer $T/ca.pem -inkey $K01 -in $T/msg -out $T/m01.p7s" \
+    "tls serve --cert $T/ca.pem --key $K01 --listen 127.0.0.1:0 --backend 127.0.0.1:9"; do
+    # shellcheck disable=SC2086 # the words of one command line; no blanks in its paths
+    "$G" $cmd </dev/null >/dev/null 2>"$T/err"
+    [ $? = 2 ] && grep -q "is a GOST R 34.10-2001 key; .* needs GOST R 34.10-2012" "$T/err" && ok ||
+      bad "gostx ${cmd%% *} with a 2001 key: refused by name (exit 2): $(cat "$T/err")"
+  done
+  [ ! -e "$T/k01.pem" ] && [ ! -e "$T/m01.p7s" ] && ok || bad "a 2001 key signed an object"
+else
+  bad "pkcs11-tool could not make a GOSTR3410 (2001) key pair"
+fi
 
 # XMLDSig
 if "$G" xml --help >/dev/null 2>&1; then
@@ -194,9 +243,9 @@ rc=$?
 "$G" sign -k "pkcs11:token=t1;object=k256?module-path=$MOD&pin-value=1234" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 2 ] && grep -q 'visible to other users' "$T/err" && grep -q 'pin-source' "$T/err" && ok ||
   bad "pin-value accepted: $(cat "$T/err")"
-# URIs that name nothing
+# URIs that name nothing (t1 holds five private keys: k256, k512, k01, tsa and k3)
 "$G" sign -k "pkcs11:token=t1?module-path=$MOD" -passin "file:$T/pin" -o "$T/x" "$T/msg" 2>"$T/err"
-[ $? = 1 ] && grep -q '4 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
+[ $? = 1 ] && grep -q '5 private keys match' "$T/err" && ok || bad "two keys: $(cat "$T/err")"
 "$G" sign -k "pkcs11:token=none;object=k256?module-path=$MOD" -o "$T/x" "$T/msg" 2>"$T/err"
 [ $? = 1 ] && grep -q "no PKCS#11 token matches.*its tokens: 't1'" "$T/err" && ok || bad "no token: $(cat "$T/err")"
 "$G" sign -k "pkcs11:object=k256?module-path=$T/none.so" -o "$T/x" "$T/msg" 2>"$T/err"

@@ -25,6 +25,7 @@ static int load_signer(const cms_args *a, sign_state *s, size_t i) {
   rc = cli_load_key_pass(a->inkey[i], &s->keys[i], "-passin", a->passin);
   if (rc) return rc;
   if (!gostx_gost3410_key_is_private(&s->keys[i])) return cli_usage("cms: %s: not a private key", a->inkey[i]);
+  if ((rc = cli_key_2012("cms -sign", a->inkey[i], &s->keys[i]))) return rc;
   if (cert->key_alg == GOSTX_X509_KEY_2001 || cert->curve != s->keys[i].curve ||
       cert->pub_len != 2 * s->keys[i].len || memcmp(cert->pub, s->keys[i].q, cert->pub_len))
     return cli_usage("cms: %s is not the private key of %s", a->inkey[i], a->signer[i]);

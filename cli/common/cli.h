@@ -357,6 +357,11 @@ int cli_load_key_pass(const char *path, gostx_gost3410_key *k, const char *pass_
                       const char *pass_spec);
 /* The same with the password given (pw, pw_len) instead of read from a spec. */
 int cli_load_key_pw(const char *path, gostx_gost3410_key *k, const uint8_t *pw, size_t pw_len);
+/* 0 unless k is a GOST R 34.10-2001 key (one on a token whose hash
+ * parameters are GOST R 34.11-94's): then CLI_EXIT_USAGE after one line
+ * "WHAT: PATH is a GOST R 34.10-2001 key; WHAT needs GOST R 34.10-2012".
+ * Every command that signs asks: its signatures are 2012 ones. */
+int cli_key_2012(const char *what, const char *path, const gostx_gost3410_key *k);
 /* 0 when k's private part can be written to a file; else CLI_EXIT_FAIL
  * after one line saying why ("sub: the private key is on a token ...").
  * An external key (gostx_gost3410_key_set_external) cannot: its d is not

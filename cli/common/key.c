@@ -105,6 +105,12 @@ int cli_load_key(const char *path, gostx_gost3410_key *k) {
   return load_key(path, k, NULL, NULL, NULL, 0);
 }
 
+int cli_key_2012(const char *what, const char *path, const gostx_gost3410_key *k) {
+  if (!k->gost2001) return 0;
+  return cli_usage("%s: %s is a GOST R 34.10-2001 key; %s needs GOST R 34.10-2012 (gostx makes "
+                   "no 2001 signatures: they hash with GOST R 34.11-94)", what, path, what);
+}
+
 int cli_key_exportable(const char *sub, const gostx_gost3410_key *k) {
   if (!k->ops) return 0;
   cli_err("%s: the private key is on a token and cannot be exported (its public key can be)", sub);

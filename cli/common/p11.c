@@ -162,7 +162,7 @@ int cli_p11_load_key(const char *uri, gostx_gost3410_key *k, const char *pass_op
     cli_err("%s: the token's public key is not a valid point", uri);
     return CLI_EXIT_FAIL;
   }
-  k->gost2001 = pub.gost2001;
+  k->gost2001 = pub.gost2001; /* pkey -pubout writes it as one; signers refuse it */
   return 0;
 }
 

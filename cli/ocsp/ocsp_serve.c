@@ -225,6 +225,7 @@ static int setup(responder *rs, const ocsp_responder_opts *o) {
                       : cli_load_key(o->rkey, &rs->key);
   if (rc) return rc;
   if (!gostx_gost3410_key_is_private(&rs->key)) return cli_usage("ocsp: -rkey: not a key that signs");
+  if ((rc = cli_key_2012("ocsp", o->rkey, &rs->key))) return rc;
   const gostx_x509_cert *sc = &rs->signer.c[0];
   if (sc->pub_len != 2 * rs->key.len || memcmp(sc->pub, rs->key.q, sc->pub_len))
     return cli_usage("ocsp: -rkey is not the key of -rsigner's certificate");

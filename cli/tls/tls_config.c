@@ -81,6 +81,7 @@ static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const c
   if (!rc && !pfx) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
   if (!rc && !gostx_gost3410_key_is_private(&k))
     rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
+  if (!rc) rc = cli_key_2012(sub, o->key, &k);
   if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
     rc = cli_usage("%s: --cert %s: %s", sub, o->cert, gostx_tls_config_error(cfg));
   /* the library refuses a key that is not the leaf's */

@@ -75,6 +75,7 @@ static int do_sign(const xml_args *a) {
   if (!certs) return cli_err("out of memory"), CLI_EXIT_FAIL;
   int rc = a->passin ? cli_load_key_pass(a->key, &k, "-passin", a->passin) : cli_load_key(a->key, &k);
   if (!rc && !gostx_gost3410_key_is_private(&k)) rc = cli_usage("xml sign: %s is no private key", a->key);
+  if (!rc) rc = cli_key_2012("xml sign", a->key, &k);
   if (!rc) rc = cli_load_certs(a->cert, certs);
   cli_cert_list *chain = calloc(1, sizeof *chain);
   if (!rc && !chain) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);

@@ -179,11 +179,16 @@ typedef struct gostx_gost3410_key_ops {
  * (1.2.643.2.2.19) with SEQUENCE { its CryptoPro parameter set OID,
  * id-GostR3411-94-CryptoProParamSet 1.2.643.2.2.30.1 } (GOSTX_EINVAL for
  * a 512-bit key or a parameter set OID other than 1.2.643.2.2.35.x /
- * 36.x). The CryptoPro container reader (gostx/keycont.h) and a token's
- * 2001 key (gostx/pkcs11.h) set it; the key reader still refuses 2001 key
- * files. The library's signers ignore the flag (they sign with Streebog
- * under the 2012 OIDs); only `gostx sign` makes a 2001 signature with such
- * a key (the digest GOST R 34.11-94, as gost-engine's md_gost94). */
+ * 36.x). The CryptoPro container reader (gostx/keycont.h) sets it, and
+ * gostx_p11_key_bind / _key_public for a token key whose
+ * CKA_GOSTR3411_PARAMS name GOST R 34.11-94 (gostx/pkcs11.h); the key
+ * reader still refuses 2001 key files. The library's signers hash with
+ * Streebog and write the 2012 OIDs, so gostx_gost3410_key_sign (and with
+ * it CMS, X.509 certificates, CSRs and CRLs, OCSP, TSA, IKE AUTH,
+ * XMLDSig) refuses such a key with GOSTX_EUNSUP, and
+ * gostx_tls_config_set_key does too. A caller that makes a bare 2001
+ * signature (`gostx sign`: the digest GOST R 34.11-94, as gost-engine's
+ * md_gost94) clears the flag on its copy. */
 typedef struct gostx_gost3410_key {
   gostx_gost3410_curve curve;
   size_t len;                          /* 32 or 64: bytes of d and of each coordinate */
@@ -241,7 +246,8 @@ GOSTX_API int gostx_gost3410_key_is_private(const gostx_gost3410_key *key);
  * (same lengths, same errors), the key's curve taken. An external key
  * without a vko callback: GOSTX_EUNSUP from key_vko and key_keg; a
  * callback's error is returned as it came, out left untouched; a key
- * with no private part: GOSTX_EINVAL. */
+ * with no private part: GOSTX_EINVAL; key_sign with a GOST R 34.10-2001
+ * key (gost2001, above): GOSTX_EUNSUP, the callback not called. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_sign(const gostx_gost3410_key *key,
                                                        const uint8_t *digest, size_t digest_len,
                                                        uint8_t *sig, size_t sig_len);

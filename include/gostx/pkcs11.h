@@ -10,8 +10,10 @@
  *
  * Modules: each module path is dlopen'ed and C_Initialize'd (with
  * CKF_OS_LOCKING_OK) once per process and C_Finalize'd at exit or by
- * gostx_p11_finalize. A URI without module-path uses p11-kit's proxy
- * (p11-kit-proxy.so) where it is installed. Sessions: a key keeps a small
+ * gostx_p11_finalize. module-name= is the module p11-kit registered under
+ * that name (else NAME.so / libNAME.so in the system's PKCS#11 folders); a
+ * URI with neither uses p11-kit's proxy (p11-kit-proxy.so) where it is
+ * installed. Sessions: a key keeps a small
  * pool, one session per thread at a time; the user logs in once per token.
  *
  * Errors: every call returns 0 or a negative GOSTX_E* code, and then this
@@ -136,6 +138,12 @@ typedef enum gostx_p11_status {
 /* This thread's last error: its kind, and its message in buf[cap] (may be
  * NULL; cut short to fit). GOSTX_P11_OK and "no error" after a success. */
 GOSTX_API gostx_p11_status gostx_p11_error(char *buf, size_t cap);
+/* Sets this thread's last error to GOSTX_P11_OK: a caller that runs a call
+ * of the library with a bound token key (a CMS signature, a TLS handshake)
+ * clears it first, and after a failure asks gostx_p11_error whether the
+ * token caused it (the signers return the callback's GOSTX_E* code, which
+ * does not say which token failure it was). */
+GOSTX_API void gostx_p11_error_clear(void);
 
 /* ---- keys on a token ---- */
 

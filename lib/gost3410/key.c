@@ -90,6 +90,9 @@ static int key_usable(const gostx_gost3410_key *key) {
 int gostx__key_sign_k(const gostx_gost3410_key *key, const uint8_t *digest, size_t digest_len,
                       const uint8_t *k, size_t k_len, uint8_t *sig, size_t sig_len) {
   if (!key_usable(key) || !digest || !sig) return GOSTX_EINVAL;
+  /* Every signer here hashes with Streebog and labels GOST R 34.10-2012:
+   * a 2001 key's signature would be named for an algorithm it is not. */
+  if (key->gost2001) return GOSTX_EUNSUP;
   if (!key->ops)
     return k ? gostx_gost3410_sign_with_k(key->curve, key->d, key->len, digest, digest_len, k,
                                           k_len, sig, sig_len)

@@ -22,6 +22,8 @@ void gostx__p11_ok(void) {
   last_msg[0] = 0;
 }
 
+void gostx_p11_error_clear(void) { gostx__p11_ok(); }
+
 gostx_p11_status gostx_p11_error(char *buf, size_t cap) {
   if (buf && cap) snprintf(buf, cap, "%s", last_kind ? last_msg : "no error");
   return last_kind;

@@ -589,7 +589,7 @@ static const gostx_gost3410_key_ops p11_ops = {ops_sign, ops_vko};
 int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key) {
   if (!k || !key) return GOSTX_EINVAL;
   int rc = gostx_gost3410_key_set_external(key, k->curve, k->q, 2 * k->len, k->oid, &p11_ops, k);
-  if (!rc) key->gost2001 = k->gost2001;
+  if (!rc) key->gost2001 = k->gost2001; /* the library's signers refuse it */
   return rc;
 }
 

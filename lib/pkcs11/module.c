@@ -81,8 +81,45 @@ static const char *const PROXIES[] = {"p11-kit-proxy.so", "/usr/lib/x86_64-linux
                                       "/usr/lib/aarch64-linux-gnu/p11-kit-proxy.so",
                                       "/usr/lib64/p11-kit-proxy.so"};
 
-/* The module the URI names: module-path, else module-name in the usual
- * places, else p11-kit's proxy. *path: the one loaded. */
+/* The file of the module p11-kit has registered under name (its .module
+ * file's name, as `p11-kit list-modules` shows it), asked of libp11-kit
+ * itself, so that p11-kit's rules for its configuration (system, package
+ * and user folders; none of the user's for root) hold: into path, 0; -1
+ * when p11-kit is not installed or has no such module. The modules are
+ * only listed (dlopen'ed by p11-kit, not initialised), then let go. */
+static int p11kit_module_file(const char *name, char *path, size_t cap) {
+  typedef CK_FUNCTION_LIST **(*load_fn)(const char *, int);
+  typedef char *(*text_fn)(CK_FUNCTION_LIST *);
+  typedef void (*release_fn)(CK_FUNCTION_LIST **);
+  void *kit = dlopen("libp11-kit.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!kit) return -1;
+  load_fn load = NULL;
+  text_fn get_name = NULL, get_file = NULL;
+  release_fn release = NULL;
+  *(void **)&load = dlsym(kit, "p11_kit_modules_load"); /* POSIX's way, no ISO C cast */
+  *(void **)&get_name = dlsym(kit, "p11_kit_module_get_name");
+  *(void **)&get_file = dlsym(kit, "p11_kit_module_get_filename");
+  *(void **)&release = dlsym(kit, "p11_kit_modules_release");
+  int found = -1;
+  /* 1: P11_KIT_MODULE_UNMANAGED, the modules as they are (no wrapper) */
+  CK_FUNCTION_LIST **mods = load && get_name && get_file && release ? load(NULL, 1) : NULL;
+  for (size_t i = 0; mods && mods[i] && found; i++) {
+    char *n = get_name(mods[i]), *file = n && !strcmp(n, name) ? get_file(mods[i]) : NULL;
+    if (file && file[0] == '/' && strlen(file) < cap) {
+      memcpy(path, file, strlen(file) + 1);
+      found = 0;
+    }
+    free(n);
+    free(file);
+  }
+  if (mods) release(mods);
+  dlclose(kit);
+  return found;
+}
+
+/* The module the URI names: module-path, else module-name (p11-kit's
+ * registered name, else a file in the usual places), else p11-kit's proxy.
+ * *path: the one loaded. */
 static void *module_open(const gostx_p11_uri *u, char *path, size_t cap) {
   void *dl = NULL;
   if (u->has & GOSTX_P11_HAS_MODULE_PATH) {
@@ -99,6 +136,13 @@ static void *module_open(const gostx_p11_uri *u, char *path, size_t cap) {
                       "a path", u->module_name);
       return NULL;
     }
+    if (!p11kit_module_file(u->module_name, path, cap)) {
+      if (!(dl = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        gostx__p11_fail(GOSTX_EIO, GOSTX_P11_MODULE,
+                        "cannot load PKCS#11 module %s (p11-kit's module '%s'): %s", path,
+                        u->module_name, dlerror());
+      return dl;
+    }
     for (size_t i = 0; i < sizeof MODULE_DIRS / sizeof *MODULE_DIRS && !dl; i++)
       for (int lib = 0; lib < 2 && !dl; lib++) {
         snprintf(path, cap, "%s/%s%s.so", MODULE_DIRS[i], lib ? "lib" : "", u->module_name);
@@ -110,10 +154,10 @@ static void *module_open(const gostx_p11_uri *u, char *path, size_t cap) {
     }
     if (!dl)
       gostx__p11_fail(GOSTX_EIO, GOSTX_P11_MODULE,
-                      "no PKCS#11 module named '%s' (looked for %s.so and lib%s.so in "
-                      "/usr/lib/<arch>/pkcs11 and the library path): give its file with "
-                      "module-path=/path/to/module.so", u->module_name, u->module_name,
-                      u->module_name);
+                      "no PKCS#11 module named '%s' (p11-kit has none registered by that "
+                      "name; looked for %s.so and lib%s.so in /usr/lib/<arch>/pkcs11 and the "
+                      "library path): give its file with module-path=/path/to/module.so",
+                      u->module_name, u->module_name, u->module_name);
     return dl;
   }
   for (size_t i = 0; i < sizeof PROXIES / sizeof *PROXIES && !dl; i++) {

@@ -134,6 +134,9 @@ static int leaf_mismatch(gostx_tls_config *cfg) {
 int gostx_tls_config_set_key(gostx_tls_config *cfg, const gostx_gost3410_key *key) {
   if (!cfg || !gostx_gost3410_key_is_private(key)) return GOSTX_EINVAL;
   gostx_gost3410_curve curve = key->curve;
+  if (key->gost2001) /* RFC 9189 and RFC 9367 take GOST R 34.10-2012 keys */
+    return cfg_error(cfg, GOSTX_EUNSUP, "the key is a GOST R 34.10-2001 key; TLS needs a GOST "
+                     "R 34.10-2012 key", NULL, 0);
   if (!gostx__tls_curve_scheme(curve))
     return cfg_error(cfg, GOSTX_EINVAL, "the key's curve has no TLS 1.3 signature scheme",
                      NULL, 0);

@@ -209,13 +209,8 @@ int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *
   uint8_t spki[GOSTX_GOST3410_DER_MAX];
   size_t spki_len;
   if (!subject || !gostx__x509_key_ok(k) || !out_len || subject->len > sizeof subject->der) return GOSTX_EINVAL;
-  /* The request is signed as 2012 (Streebog), so its key is named as a 2012
-   * key even when k is a 2001 one (a token's: the same point and curve) */
-  gostx_gost3410_key pub;
-  int rc = gostx_gost3410_key_set_public(&pub, k->curve, k->q, 2 * k->len, k->oid);
-  if (!rc)
-    rc = gostx_gost3410_key_write(&pub, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
-                                  sizeof spki, &spki_len);
+  int rc = gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
+                                    sizeof spki, &spki_len);
   if (rc) return rc;
   gostx__der_w w;
   gostx__der_w_init(&w, out, cap);

@@ -251,6 +251,7 @@ typedef enum gostx_p11_status { GOSTX_P11_OK, GOSTX_P11_BAD_URI, GOSTX_P11_MODUL
   GOSTX_P11_PIN_LOCKED, GOSTX_P11_REMOVED, GOSTX_P11_UNSUPPORTED, GOSTX_P11_BAD_ANSWER,
   GOSTX_P11_TOKEN_ERROR, ... } gostx_p11_status;
 gostx_p11_status gostx_p11_error(char *buf, size_t cap);
+void gostx_p11_error_clear(void);
 typedef struct gostx_p11_key gostx_p11_key;
 typedef int (*gostx_p11_pin_fn)(void *arg, const char *token_label, unsigned long flags,
                                 uint8_t *pin, size_t cap, size_t *pin_len);

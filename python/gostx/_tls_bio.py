@@ -65,7 +65,7 @@ class TLSObject(_Connection):
         """fn(tls, *args) with the incoming BIO's bytes fed first and the
         records it wrote moved to the outgoing BIO after (also when it
         failed: an alert goes out); its result, or the exception."""
-        with self._lock:
+        with self._lock, self._key_calls():
             tls = self._tls
             if tls is None:
                 raise _closed_error()

@@ -283,7 +283,7 @@ def sign(content, cert, key, *, detached=True, cades=False, chain=(), signing_ti
     params = ffi.new("gostx_cms_sign_params *", [flags, when, certs if extra else ffi.NULL, len(extra)])
     src = ffi.NULL if body is None else ffi.from_buffer(body)
     n = len(body) if body is not None else 0
-    with held(key):
+    with held(key), key._token_calls():
         k = key._c_key()
         try:
             signer = ffi.new("gostx_cms_signer *", [cert._c, k])
@@ -547,17 +547,17 @@ def decrypt(message, cert, key, *, originator=None):
         raise DecryptionError(st[0])
     out = ffi.new("uint8_t[]", max(env.content.ciphertext_len, 1))
     n = ffi.new("size_t *")
-    with held(key):
+    with held(key), key._token_calls():  # the checks inside: a token's failure named
         k = key._c_key()
         try:
             rc = lib.gostx_cms_enveloped_decrypt(env, cert_c, k, orig, out, len(out), n, st)
         finally:
             lib.gostx_gost3410_key_clear(k)
-    if rc == lib.GOSTX_EINVAL:
-        raise GostxValueError("key is not the private key of cert")
-    if rc in (lib.GOSTX_EAUTH, lib.GOSTX_EFORMAT):
-        raise DecryptionError(st[0])
-    check(rc, "cms decrypt")
+        if rc == lib.GOSTX_EINVAL:
+            raise GostxValueError("key is not the private key of cert")
+        if rc in (lib.GOSTX_EAUTH, lib.GOSTX_EFORMAT):
+            raise DecryptionError(st[0])
+        check(rc, "cms decrypt")
     plain = bytes(ffi.buffer(out, n[0]))
     ffi.memmove(out, b"\0" * len(out), len(out))  # the plaintext's copy we no longer need
     return plain

@@ -12,6 +12,7 @@ and verify hash the data with Streebog-256 on the 256-bit curves and
 Streebog-512 on the 512-bit ones, as the standard does; prehashed=True takes
 that digest instead, as Streebog wrote it.
 """
+import contextlib
 import enum
 import operator
 
@@ -369,8 +370,8 @@ class PrivateKey(SharedKey, _OnCurve):
         digest = _digest(curve, data, prehashed)
         sig, p = new_output(2 * n)
         if self._token is not None:
-            rc = lib.gostx_gost3410_key_sign(self._live(), digest, n, p, 2 * n)
-            self._token.check(rc, "sign")
+            with self._token.calls():
+                check(lib.gostx_gost3410_key_sign(self._live(), digest, n, p, 2 * n), "sign")
             return sig
         check(lib.gostx_gost3410_sign(curve, self._live(), n, digest, n, p, 2 * n), "sign")
         return sig
@@ -401,19 +402,25 @@ class PrivateKey(SharedKey, _OnCurve):
         if not 1 <= len(u) <= n:
             raise GostxValueError(f"ukm must be 1..{n} bytes, got {len(u)}")
         out, p = new_output(size)
-        if self._token is not None:
-            rc = lib.gostx_gost3410_key_vko(self._live(), peer_public_key._raw, 2 * n, u, len(u),
-                                            p, size)
-        else:
-            rc = lib.gostx_gost3410_vko(curve, self._live(), n, peer_public_key._raw, 2 * n, u,
-                                        len(u), p, size)
-        return self._agreed(out, rc, "vko")
+        with self._token_calls():
+            if self._token is not None:
+                rc = lib.gostx_gost3410_key_vko(self._live(), peer_public_key._raw, 2 * n, u,
+                                                len(u), p, size)
+            else:
+                rc = lib.gostx_gost3410_vko(curve, self._live(), n, peer_public_key._raw, 2 * n,
+                                            u, len(u), p, size)
+            return self._agreed(out, rc, "vko")
 
-    def _agreed(self, out, rc, what):
+    def _token_calls(self):
+        """The context of a C call that uses this key: for a token key, a
+        failure the token caused is raised as the PKCS11Error naming it
+        (pkcs11._TokenKey.calls); nothing for a key held here."""
+        return self._token.calls() if self._token is not None else contextlib.nullcontext()
+
+    @staticmethod
+    def _agreed(out, rc, what):
         if rc == lib.GOSTX_EINVAL:
             raise GostxValueError("peer public key has small order: no shared key with it")
-        if self._token is not None:
-            self._token.check(rc, what)
         check(rc, what)
         return out
 
@@ -432,13 +439,14 @@ class PrivateKey(SharedKey, _OnCurve):
         if len(hb) != 32:
             raise GostxValueError(f"h must be 32 bytes (the handshake hash H), got {len(hb)}")
         out, p = new_output(64)
-        if self._token is not None:
-            rc = lib.gostx_gost3410_key_keg(self._live(), peer_public_key._raw, 2 * n, hb, 32,
-                                            p, 64)
-        else:
-            rc = lib.gostx_gost3410_keg(curve, self._live(), n, peer_public_key._raw, 2 * n, hb,
-                                        32, p, 64)
-        return self._agreed(out, rc, "keg")
+        with self._token_calls():
+            if self._token is not None:
+                rc = lib.gostx_gost3410_key_keg(self._live(), peer_public_key._raw, 2 * n, hb, 32,
+                                                p, 64)
+            else:
+                rc = lib.gostx_gost3410_keg(curve, self._live(), n, peer_public_key._raw, 2 * n,
+                                            hb, 32, p, 64)
+            return self._agreed(out, rc, "keg")
 
     def _clear(self, h):
         if self._token is not None:

@@ -12,15 +12,21 @@ a key (PrivateKey.sign / exchange / keg, cms.sign / decrypt / enhance,
 xmldsig.sign, tls.Context.load_cert_chain) takes it; private_bytes,
 private_bytes_raw and pkcs12.dump refuse it. Each failure is a PKCS11Error
 whose kind (a Kind) says what went wrong and whose text is the library's
-message (the token, the module, the PKCS#11 return value)."""
+message (the token, the module, the PKCS#11 return value): from open_key
+and read_cert, and from every call that uses the key (a token removed
+under cms.sign or a TLS handshake is a PKCS11Error of kind REMOVED, the
+call's own error its __cause__). check(key) asks whether its token is
+still there."""
+import contextlib
 import enum
 import threading
 import weakref
 
 from . import gost3410
-from ._native import GostxError, GostxTypeError, GostxValueError, check, ffi, lib
+from ._native import GostxError, GostxTypeError, GostxValueError, ffi, held, lib
+from ._native import check as _check  # check() below is this module's own
 
-__all__ = ["Kind", "PKCS11Error", "open_key", "read_cert", "finalize"]
+__all__ = ["Kind", "PKCS11Error", "open_key", "read_cert", "check", "finalize"]
 
 
 class Kind(enum.IntEnum):
@@ -46,13 +52,23 @@ class PKCS11Error(GostxError):
         self.kind = kind
 
 
-def _last_error(rc, what):
-    """The exception for a failed call rc of this thread's PKCS#11 calls."""
+def _token_error():
+    """This thread's last PKCS#11 failure (gostx_p11_error) as a PKCS11Error,
+    or None when there is none: the one place a token's failure becomes the
+    exception that names it."""
     buf = ffi.new("char[]", 512)
     status = lib.gostx_p11_error(buf, len(buf))
-    if status == lib.GOSTX_P11_OK:  # not the token's failure
-        check(rc, what)
+    if status == lib.GOSTX_P11_OK:
+        return None
     return PKCS11Error(Kind(status), ffi.string(buf).decode(errors="replace"))
+
+
+def _last_error(rc, what):
+    """The exception for a failed PKCS#11 call (open_key, read_cert)."""
+    e = _token_error()
+    if e is None:  # not the token's failure
+        _check(rc, what)
+    return e
 
 
 # Every open token key, so that finalize() can free them before the modules
@@ -75,6 +91,24 @@ class _TokenKey:
     def check(self, rc, what):
         if rc:
             raise _last_error(rc, what)
+
+    @contextlib.contextmanager
+    def calls(self):
+        """Around libgostx calls that may use this token's key (a signature,
+        a key agreement, a TLS handshake): the signers hand back only the
+        callback's GOSTX_E* code, so the thread's PKCS#11 error is cleared
+        first and, when the call fails, asked whether the token caused it;
+        then that PKCS11Error is raised (the call's own error its cause)."""
+        lib.gostx_p11_error_clear()
+        try:
+            yield
+        except PKCS11Error:
+            raise
+        except Exception as e:
+            err = _token_error()
+            if err is None:
+                raise
+            raise err from e
 
     def free(self):
         h, self._handle = self._handle, None
@@ -178,6 +212,12 @@ def open_key(uri, *, pin=None):
     pub = ffi.new("gostx_gost3410_key[1]")
     ckey = ffi.new("gostx_gost3410_key[1]")
     token.check(lib.gostx_p11_key_public(out[0], pub), "pkcs11 public key")
+    if pub[0].gost2001:  # PrivateKey and PublicKey are 2012 keys: they would mislabel it
+        token.free()
+        raise PKCS11Error(Kind.UNSUPPORTED,
+                          "the key the URI names is a GOST R 34.10-2001 key (its "
+                          "CKA_GOSTR3411_PARAMS are GOST R 34.11-94's); gostx signs with GOST "
+                          "R 34.10-2012 keys only")
     token.check(lib.gostx_p11_key_bind(out[0], ckey), "pkcs11 bind")
     curve = gost3410.Curve(pub[0].curve)
     n = pub[0].len
@@ -200,6 +240,23 @@ def read_cert(uri):
         return bytes(ffi.buffer(der[0], n[0]))
     finally:
         lib.free(der[0])
+
+
+def check(key):
+    """Whether key's token is still there (gostx_p11_key_check: the token's
+    state and one of the key's sessions; a token pulled out and put back
+    has lost them): None, else PKCS11Error (REMOVED when it was removed).
+    For a long-lived program before it uses a key again. key: a PrivateKey
+    from open_key (ValueError for another key, or one finalize() closed)."""
+    token = getattr(key, "_token", None)
+    if not isinstance(key, gost3410.PrivateKey) or token is None:
+        raise GostxValueError("check takes a key from gostx.pkcs11.open_key")
+    with held(key):
+        key._live()  # a closed key: ValueError
+        handle = token._handle
+        if handle is None:
+            raise GostxValueError("the token key was closed (gostx.pkcs11.finalize)")
+        token.check(lib.gostx_p11_key_check(handle), "pkcs11 check")
 
 
 def finalize():

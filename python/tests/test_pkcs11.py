@@ -7,12 +7,15 @@ import copy
 import gc
 import os
 import pathlib
+import shutil
 import subprocess
+import time
 
 import pytest
 
 import gostx
 from gostx import cms, pkcs11, pkcs12, tls, x509, xmldsig
+from conftest import time_scale
 from test_sharing import _hammer
 from test_tls import PyServer, client_ctx, connect
 
@@ -179,6 +182,64 @@ def test_wrong_pin_tried_once(token):
     with pytest.raises(pkcs11.PKCS11Error) as e:
         pkcs11.open_key(uri)
     assert e.value.kind == pkcs11.Kind.PIN_NEEDED
+
+
+def test_token_removed_under_calls(token, pki):
+    """A token removed while its key is open: a call that uses the key (cms.sign, a
+    TLS server's handshake, sign) raises PKCS11Error of kind REMOVED, as open_key
+    would, with the call's own error as its cause; check() says so too. The removal
+    is the token's folder moved away (docs/PKCS11.md: its sessions then answer
+    CKR_DEVICE_REMOVED)."""
+    before = set(os.listdir(token.d))
+    token.p11("init", "--label", "gone", "-sopin", "env:SOPIN", "-pin", "env:PIN")
+    token.p11("import", "-k", pki + "leaf-256A.key", "--token", "gone", "--label", "k",
+              "-pin", "env:PIN")
+    (folder,) = set(os.listdir(token.d)) - before
+    key = pkcs11.open_key(token.uri("gone", "k"), pin=PIN)
+    cert = cert_of(pki, "leaf-256A.pem")[0]
+    pkcs11.check(key)  # there
+    cms.sign(b"before", cert, key)
+    sctx = tls.Context(tls.PROTOCOL_TLS_SERVER)
+    sctx.load_cert_chain(pki + "chain-256A.pem", key)
+    os.rename(token.d / folder, token.d / (folder + ".away"))
+    deadline = time.monotonic() + 5 * time_scale()
+    while True:  # the module looks at the folder at most once a millisecond
+        try:
+            pkcs11.check(key)
+        except pkcs11.PKCS11Error as e:
+            assert e.kind == pkcs11.Kind.REMOVED, e
+            break
+        assert time.monotonic() < deadline, "the removal was never seen"
+        time.sleep(0.001)
+    with pytest.raises(pkcs11.PKCS11Error, match="'gone' was removed") as e:
+        cms.sign(b"after", cert, key)
+    assert e.value.kind == pkcs11.Kind.REMOVED and e.value.__cause__ is not None
+    with pytest.raises(pkcs11.PKCS11Error) as e:
+        key.sign(b"after")
+    assert e.value.kind == pkcs11.Kind.REMOVED
+    srv = PyServer(sctx, lambda conn: None)
+    with pytest.raises(OSError):  # the client sees the server give up
+        connect(client_ctx(pki), srv.port).close()
+    srv.join()
+    assert [type(e) for e in srv.errors] == [pkcs11.PKCS11Error], srv.errors
+    assert srv.errors[0].kind == pkcs11.Kind.REMOVED, srv.errors
+    with pytest.raises(ValueError, match="open_key"):
+        pkcs11.check(gostx.generate_private_key(gostx.Curve.GOST3410_256_A))
+
+
+def test_2001_key_refused(token):
+    """A GOST R 34.10-2001 key on the token (OpenSC's GOSTR3410 type: its hash
+    parameters are GOST R 34.11-94's) is refused by name: PrivateKey and
+    PublicKey are 2012 keys, whose signatures and key files would mislabel it."""
+    tool = shutil.which("pkcs11-tool")
+    if tool is None:
+        pytest.skip("pkcs11-tool (OpenSC) not installed: it makes the 2001 key")
+    subprocess.run([tool, "--module", token.module, "--token-label", "py", "-l", "--pin", PIN,
+                    "--keypairgen", "--key-type", "GOSTR3410:A", "--label", "k2001",
+                    "--id", "0e01"], capture_output=True, timeout=60, check=True)
+    with pytest.raises(pkcs11.PKCS11Error, match="is a GOST R 34.10-2001 key") as e:
+        pkcs11.open_key(token.uri("py", "k2001"), pin=PIN)
+    assert e.value.kind == pkcs11.Kind.UNSUPPORTED
 
 
 def test_finalize_closes_token_keys(token):

@@ -38,6 +38,7 @@ static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
                                  : cli_load_key(cfg->key, &k->key);
   if (rc) return rc;
   if (!gostx_gost3410_key_is_private(&k->key)) rc = cli_usage("%s: not a private key", cfg->key);
+  if (!rc) rc = cli_key_2012("IKEv2 AUTH", cfg->key, &k->key);
   memcpy(k->pub, k->key.q, 2 * k->key.len);
   k->pub_len = 2 * k->key.len;
   return rc;

@@ -1,6 +1,7 @@
 """What TLSSocket and TLSObject share: the libgostx connection (opened,
 freed), and what it says once connected (version, cipher, peer's
 certificate, session)."""
+import contextlib
 import errno as _errno
 import weakref
 
@@ -50,6 +51,14 @@ class _Connection:
             rc = lib.gostx_tls_set_session(tls, data, len(data))
             if rc:
                 raise GostxValueError("session: not a session gostx wrote")
+
+    def _key_calls(self):
+        """The context of a call on the connection: with a key on a PKCS#11
+        token in its config, a failure the token caused (removed mid-
+        handshake) is raised as the PKCS11Error naming it
+        (pkcs11._TokenKey.calls), the TLS error its cause."""
+        token = getattr(getattr(self, "_conf", None), "token", None)
+        return token.calls() if token is not None else contextlib.nullcontext()
 
     def _settled(self):
         """The handshake is complete: keep what the library reports only

@@ -135,7 +135,7 @@ class TLSSocket(_Connection, socket.socket):
         connection at a time; close() waits for it, so the connection is
         never freed under a call): its result, or the exception of a failed
         call, made while the connection is still there."""
-        with self._lock:
+        with self._lock, self._key_calls():
             tls = self._tls
             if tls is None:
                 raise _closed_error()
