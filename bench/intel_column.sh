@@ -131,8 +131,9 @@ if selected bench; then
   levels=$(awk '$1 == "levels:" {$1 = ""; print}' "$out/info.txt")
   [ -n "$levels" ] || why[bench]="gostx info printed no levels line (info.txt)"
   for l in $levels; do
+    # quick: the three rows, thread CPU time (a short run on a shared machine)
     if [ "$quick" = 1 ]; then
-      run "bench-$l" "gostx-bench-$l.txt" env GOSTX_IMPL="$l" "$G" bench --repeat 1 --time 20 \
+      run "bench-$l" "gostx-bench-$l.txt" env GOSTX_IMPL="$l" "$G" bench --clock cpu --repeat 3 --time 20 \
         --filter kuznyechik-ecb-enc,kuznyechik-ctr,kuznyechik-mgm-enc
     else
       run "bench-$l" "gostx-bench-$l.txt" env GOSTX_IMPL="$l" "$G" bench
