@@ -175,9 +175,9 @@ split_inside() {
     for (i = 1; i <= 7; i++) d[i] = ((x1[i] - x0[i]) + (y1[i] - y0[i])) / pk
     printf "%-22s TCP x1 t1 per 1400-B packet, both ends, timed inside the tunnel: workers CPU %.0f ns = seal %.0f + open %.0f + TUN read %.0f + UDP send %.0f + UDP recv %.0f + TUN write %.0f + the rest %.0f ns\n",
       n, d[1], d[2], d[3], d[4], d[5], d[6], d[7], r = d[1] - d[2] - d[3] - d[4] - d[5] - d[6] - d[7]
-    # the phases are wall time: a worker preempted inside one (a busy
-    # machine) makes them exceed its CPU time
-    if (r < 0) printf "%-22s inside split: the phases exceed the CPU time: the workers were preempted (a busy machine); not a figure to use\n", n }'
+    # the phases and the whole are read on the CPU clocks of the worker threads: the rest
+    # cannot be negative unless the figures are broken
+    if (r < 0) printf "%-22s inside split: the phases exceed the worker CPU time: broken figures\n", n }'
 }
 gostx_run() { # TRANSFORM THREADS
   gostx_up "$1" "$2"

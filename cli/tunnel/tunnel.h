@@ -130,10 +130,11 @@ struct tunnel_counters {
   /* TUN offloads: super-packets read (each cut into segments),
    * checksum-partial packets completed, writes of packets joined */
   _Atomic uint64_t tun_gso_in, tun_csum_in, tun_gso_out;
-  /* timing = yes: nanoseconds (CLOCK_MONOTONIC) spent in each phase of the
-   * two paths: the TUN reads, sealing, sendmmsg; recvmmsg, opening, the TUN
-   * writes (joins included). What the worker's CPU time holds beyond them
-   * is the rest: segmenting, checks, poll, bookkeeping. */
+  /* timing = yes: the worker's CPU time (its thread's clock, so time
+   * preempted is not counted) in each phase of the two paths: the TUN
+   * reads, sealing, sendmmsg; recvmmsg, opening, the TUN writes (joins
+   * included), in nanoseconds. What the worker's CPU time holds beyond
+   * them is the rest: segmenting, checks, poll, bookkeeping. */
   _Atomic uint64_t ns_tun_read, ns_seal, ns_udp_send, ns_udp_recv, ns_open, ns_tun_write;
 };
 
@@ -353,19 +354,19 @@ void tunnel_state_close(struct tunnel *t);
 
 /* Adds n to one of a worker's counters (only the status reads them). */
 #define TUNNEL_ADD(ctr, n) atomic_fetch_add_explicit(&(ctr), (n), memory_order_relaxed)
-/* With timing = yes, the time a call took added to a worker's ns_ counter:
+/* With timing = yes, the CPU time a call took added to a worker's ns_ counter:
  * TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(...)). Without it, the call
  * alone (one predictable branch). */
-uint64_t tunnel_now_ns(void);
+uint64_t tunnel_cpu_ns(void);
 #define TUNNEL_TIMED(w, ctr, call)                                                                 \
   do {                                                                                             \
     if (!(w)->t->cfg.timing) {                                                                     \
       call;                                                                                        \
       break;                                                                                       \
     }                                                                                              \
-    const uint64_t t0_ = tunnel_now_ns();                                                          \
+    const uint64_t t0_ = tunnel_cpu_ns();                                                          \
     call;                                                                                          \
-    TUNNEL_ADD((w)->c.ctr, tunnel_now_ns() - t0_);                                                 \
+    TUNNEL_ADD((w)->c.ctr, tunnel_cpu_ns() - t0_);                                                 \
   } while (0)
 
 /* cli/tunnel/tun_offload.c: the TUN queue as IP packets, whatever its
