@@ -340,82 +340,35 @@ fi
 
 # ViPNet CSP containers (one file; tests/test_vipnet.c covers the reader's
 # every refusal): no container ViPNet CSP wrote is public, so they are built
-# here from the public description lib/keycont/vipnet.c names, around keys
-# and a certificate of gostx's own, with openssl + gost-engine's GOST R
-# 34.11-94, GOST 28147-89 CFB and IMIT where it runs (else gostx's): the
-# key block under K = H(PIN) - H(PIN || H(PIN)) (32-bit words), CryptoPro-A
-# S-boxes, d = a * b mod q. gostx key import tells the file from CryptoPro's
-# folder and writes the key as for CryptoPro; the file is never changed.
+# (support/vipnet_build.py) from the public description lib/keycont/vipnet.c
+# names, around keys and a certificate of gostx's own, with openssl +
+# gost-engine's GOST R 34.11-94, GOST 28147-89 CFB and IMIT where it runs
+# (else gostx's): the key block under K = H(PIN) - H(PIN || H(PIN)) (32-bit
+# words), CryptoPro-A S-boxes, d = a * b mod q. gostx key import tells the
+# file from CryptoPro's folder and writes the key as for CryptoPro; the file
+# is never changed.
 if command -v python3 >/dev/null; then
   "$G" genpkey -c 256B -o v256.key && "$G" req -x509 -key v256.key -subj /CN=vipnet -outform DER -out v256.der
   "$G" genpkey -c 512A -o v512.key && "$G" genpkey -c 256B -o vo.key
   f() { "$G" pkey -i "$1" -text | sed -n "s/^$2: //p"; }
-  cat >vip.py <<'EOF2'
-import os, subprocess, sys
-from hdr import enc
+  python3 - "$G" $ossl "$(f v256.key d)" "$(f v256.key x)" "$(f v256.key y)" "$(f v512.key d)" \
+    "$(f v512.key x)" "$(f v512.key y)" "$(f vo.key x)" "$(f vo.key y)" <<EOF2
+import sys
+sys.path.insert(0, "$here/support")
+from vipnet_build import build, Q256B, Q512A
 G, ossl = sys.argv[1], sys.argv[2] == "1"
 d256, x256, y256, d512, x512, y512, xo, yo = (int(v, 16) for v in sys.argv[3:11])
-def run(a, data, env=None):
-    return subprocess.run(a, input=data, capture_output=True, check=True, env=env).stdout
-def H(m):
-    if ossl:
-        return run(["openssl", "dgst", "-md_gost94", "-binary"], m)
-    return bytes.fromhex(run([G, "hash", "-a", "gost94"], m).split()[0].decode())
-def cfb(k, iv, m):
-    if ossl:
-        env = dict(os.environ, CRYPT_PARAMS="id-Gost28147-89-CryptoPro-A-ParamSet")
-        return run(["openssl", "enc", "-gost89", "-K", k.hex(), "-iv", iv.hex()], m, env)
-    return run([G, "cipher", "gost89-cfb", "--sbox", "cryptopro-a", "-k", k.hex(), "--iv", iv.hex()], m)
-def imit(k, m):
-    if ossl:
-        out = run(["openssl", "dgst", "-mac", "gost-mac", "-macopt", "hexkey:" + k.hex(), "-macopt", "size:4"], m)
-        return bytes.fromhex(out.split()[-1].decode())
-    return bytes.fromhex(run([G, "mac", "gost89-imit", "--sbox", "cryptopro-a", "-k", k.hex()], m).decode().strip())
-def oid(t):
-    a = [int(v) for v in t.split(".")]
-    out = bytes([40 * a[0] + a[1]])
-    for v in a[2:]:
-        s = [v & 0x7f]
-        while v > 0x7f:
-            v >>= 7
-            s.append(0x80 | (v & 0x7f))
-        out += bytes(reversed(s))
-    return enc(6, out)
-Q256 = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893  # paramSetB's
-Q512 = int("ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
-           "27e69532f48d89116ff22b8d4e0560609b4b38abfad2b85dcacdb1411f10b275", 16)  # 512 A's
-def build(path, d, x, y, L, q, alg, ps, dg, pin, cert=None, pub=True, tag=b"ITCS"):
-    ki = enc(0x30, enc(2, b"\x01") + enc(2, b"\x00") +
-             enc(0xa0, enc(0x30, oid(alg) + enc(0x30, oid(ps) + oid(dg)))))
-    b = int.from_bytes(os.urandom(L), "little") % q or 1
-    ab = (d * pow(b, -1, q) % q).to_bytes(L, "little") + b.to_bytes(L, "little")
-    h1 = H(pin)
-    h2 = H(pin + h1)
-    w = lambda h, i: int.from_bytes(h[i:i + 4], "little")
-    K = b"".join(((w(h1, i) - w(h2, i)) % 2**32).to_bytes(4, "little") for i in range(0, 32, 4))
-    iv = os.urandom(8)
-    cek = cfb(K, iv, ab)
-    block = cek + imit(K, cek + ki) + iv
-    body = enc(2, b"\x01") + ki + enc(0x30, enc(2, b"\x00"))
-    if cert:
-        body += enc(0xa0, cert)
-    if pub:
-        body += enc(0xa1, enc(4, x.to_bytes(L, "little") + y.to_bytes(L, "little")))
-    e = enc(0x30, body)
-    entry = e + len(block).to_bytes(4, "little") + block
-    le = lambda v: v.to_bytes(4, "little")
-    open(path, "wb").write(tag + le(0x10000) + le(0) + le(len(entry)) + entry)
 a256 = ("1.2.643.7.1.1.1.1", "1.2.643.2.2.35.1", "1.2.643.7.1.1.2.2")  # as gostx names 256B
 cert = open("v256.der", "rb").read()
-build("v256.vip", d256, x256, y256, 32, Q256, *a256, b"1234", cert)
-build("v512.vip", d512, x512, y512, 64, Q512, "1.2.643.7.1.1.1.2", "1.2.643.7.1.2.1.2.1",
-      "1.2.643.7.1.1.2.3", b"")
-build("vmis.vip", d256, xo, yo, 32, Q256, *a256, b"1234")
-build("vtag.vip", d256, x256, y256, 32, Q256, *a256, b"1234", tag=b"XXXX")
-build("vnone.vip", d256, x256, y256, 32, Q256, *a256, b"1234", pub=False)
+def put(path, *a, **k):
+    open(path, "wb").write(build(G, ossl, *a, **k))
+put("v256.vip", d256, x256, y256, 32, Q256B, *a256, b"1234", cert)
+put("v512.vip", d512, x512, y512, 64, Q512A, "1.2.643.7.1.1.1.2", "1.2.643.7.1.2.1.2.1",
+    "1.2.643.7.1.1.2.3", b"")
+put("vmis.vip", d256, xo, yo, 32, Q256B, *a256, b"1234")
+put("vtag.vip", d256, x256, y256, 32, Q256B, *a256, b"1234", tag=b"XXXX")
+put("vnone.vip", d256, x256, y256, 32, Q256B, *a256, b"1234", pub=False)
 EOF2
-  python3 vip.py "$G" $ossl "$(f v256.key d)" "$(f v256.key x)" "$(f v256.key y)" "$(f v512.key d)" \
-    "$(f v512.key x)" "$(f v512.key y)" "$(f vo.key x)" "$(f vo.key y)"
   before=$(sha256sum v256.vip)
   check "ViPNet: import" "$G" key import v256.vip -out v.pem -nocrypt -passin pass:1234 -certout v.crt 2>err
   check "ViPNet: said" grep -q "ViPNet container \"v256.vip\", GOST R 34.10-2012 key (256 bits" err
