@@ -170,7 +170,7 @@ static void refused(const uint8_t *f, size_t n, const char *pin, int want, gostx
   gostx_keycont c;
   int rc = vread(f, n, pin, &c);
   CHECK(rc == want && c.why == why && !c.key.has_private && strstr(c.detail, said),
-        "%s: rc %d (want %d), why %d (want %d): %s", what, rc, want, why, c.why, c.detail);
+        "%s: rc %d (want %d), why %d (want %d): %s", what, rc, want, c.why, why, c.detail);
   gostx_keycont_clear(&c);
 }
 
