@@ -210,8 +210,8 @@ static int read_chosen(const args *a, const gostx_cpro_files *cf, const uint8_t 
 
 static void describe(const char *dir, const gostx_keycont *c) {
   if (c->usage == GOSTX_KEYCONT_USAGE_UNKNOWN) /* ViPNet */
-    fprintf(stderr, "key import: %s: ViPNet container \"%s\", GOST R 34.10-%s key (%zu bits, %s); "
-                    "its public key matches the one recorded\n",
+    fprintf(stderr, "key import: %s: ViPNet container \"%s\", GOST R 34.10-%s key (%zu bits, %s), "
+                    "it matches the public key or certificate the container records\n",
             dir, c->name, c->gost2001 ? "2001" : "2012", 8 * c->key.len, c->key.oid);
   else
     fprintf(stderr, "key import: %s: container \"%s\", %s %s key, GOST R 34.10-%s (%zu bits, %s)%s\n",
