@@ -132,7 +132,9 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cpro_read_key(const gostx_cpro_files *files
  * reads the same), GOSTX_EUNSUP another type tag, version, algorithm, or an
  * entry with no public key or certificate, GOSTX_EINVAL a key that is not
  * the recorded public key (why KEY_MISMATCH) or its certificate's (why
- * CERT_MISMATCH), or invalid arguments. pin_len 0: no PIN. */
+ * CERT_MISMATCH), or invalid arguments. pin_len 0: no PIN; the PIN's bytes
+ * are hashed as given, at most 1024 (the description's tool takes ASCII
+ * PINs; how ViPNet encodes others is not known here). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_vipnet_read(const uint8_t *file, size_t len,
                                                  const uint8_t *pin, size_t pin_len,
                                                  gostx_keycont *out);
