@@ -1,6 +1,7 @@
 /* gostx key import: the key of a CryptoPro CSP file container (a folder
- * xxxxxxxx.000) written out as a PKCS#8 key file or a PFX
- * (include/gostx/keycont.h, docs/KEYS.md). The folder is only read. */
+ * xxxxxxxx.000) or of a ViPNet CSP file container (one file) written out as
+ * a PKCS#8 key file, a PFX or into a token (include/gostx/keycont.h,
+ * docs/KEYS.md). The container is only read. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,22 +33,26 @@ typedef struct args {
 
 static void help(void) {
   printf(
-      "Usage: gostx key import DIR -out FILE [-passin ARG] [-passout ARG|-nocrypt]\n"
+      "Usage: gostx key import DIR|FILE -out FILE [-passin ARG] [-passout ARG|-nocrypt]\n"
       "                        [-pfx] [-certout CERT.pem] [-iter N]\n"
       "                        [-keyspec exchange|signature]\n"
-      "       gostx key import DIR -p11 TOKEN [-passin ARG] [-pin ARG] [--label L] [--id HEX]\n\n"
+      "       gostx key import DIR|FILE -p11 TOKEN [-passin ARG] [-pin ARG] [--label L] [--id HEX]\n\n"
       "Reads the CryptoPro CSP file container DIR (header.key, masks.key,\n"
-      "primary.key; name.key, masks2.key and primary2.key when there) under its PIN\n"
+      "primary.key; name.key, masks2.key and primary2.key when there), or the ViPNet\n"
+      "CSP file container FILE (its first entry; read from a public description\n"
+      "only, docs/KEYS.md), under its PIN\n"
       "(-passin; an empty PIN is pass:) and writes its key as a PKCS#8 PEM file,\n"
       "encrypted under -passout (PBES2 Kuznyechik-CTR-ACPKM, -iter N PBKDF2\n"
       "iterations, default 2048) or plain with -nocrypt; -pfx writes a PFX of the key\n"
       "and the container's certificate instead (under -passout). -certout writes the\n"
       "container's certificate (PEM). The key is written only when the public key\n"
       "derived from the container is the one the container records and, when the\n"
-      "container holds a certificate, the certificate's: a mismatch is refused.\n"
+      "container holds a certificate, the certificate's: a mismatch is refused (a\n"
+      "ViPNet entry with neither is refused).\n"
       "A container may hold two keys (an exchange and a signature key): the\n"
-      "primary one is read unless -keyspec names the other; both are listed.\n"
-      "The folder is never written to; the output is 0600, written to a temporary\n"
+      "primary one is read unless -keyspec names the other; both are listed\n"
+      "(CryptoPro only).\n"
+      "The container is never written to; the output is 0600, written to a temporary\n"
       "file and renamed (nothing is written on failure). A GOST R 34.10-2001 key is\n"
       "written as one (algorithm id-GostR3410-2001, as gost-engine writes it); -p11\n"
       "refuses it.\n"
@@ -97,7 +102,7 @@ static int parse_args(int argc, char **argv, args *a) {
   if (rc) return rc;
   if (!a->action || strcmp(a->action, "import"))
     return cli_usage("key: the action must be import (try gostx key --help)");
-  if (!a->dir) return cli_usage("key import: missing the container folder DIR");
+  if (!a->dir) return cli_usage("key import: missing the container (folder DIR or file FILE)");
   if (a->p11 && (a->out || a->passout || a->nocrypt || a->pfx))
     return cli_usage("key import: -p11 writes into the token: no -out, -passout, -nocrypt or -pfx");
   if (!a->p11 && (a->pin || a->label || a->id))
@@ -127,7 +132,7 @@ typedef struct files {
 static int read_files(const char *dir, files *f, gostx_cpro_files *cf) {
   struct stat st;
   if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-    return cli_usage("key import: %s is not a folder", dir);
+    return cli_usage("key import: %s is not a container folder or file", dir);
   for (int i = 0; i < NFILES; i++) {
     const char *name = gostx_cpro_file_name(WHICH[i]);
     if ((size_t)snprintf(f->path[i], sizeof f->path[i], "%s/%s", dir, name) >= sizeof f->path[i])
@@ -152,12 +157,31 @@ static int read_files(const char *dir, files *f, gostx_cpro_files *cf) {
   return 0;
 }
 
+/* A ViPNet container: the file's bytes into f->buf[0]; its name (the
+ * container's, as ViPNet names the file) into c->name when it is plain. */
+static int read_vipnet(const char *path, files *f) {
+  if (strlen(path) >= sizeof f->path[0]) return cli_usage("key import: the file's path is too long");
+  strcpy(f->path[0], path);
+  cli_file how = {NULL, FILE_MAX, 1};
+  return cli_read_file(path, &how, &f->buf[0], &f->len[0]);
+}
+
+static void vipnet_name(const char *path, gostx_keycont *c) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  size_t n = strlen(b);
+  for (size_t i = 0; i < n; i++)
+    if (b[i] < 0x20 || b[i] > 0x7e) return;
+  if (n < sizeof c->name) memcpy(c->name, b, n + 1);
+}
+
 /* The library's refusal as one line and an exit status. */
 static int read_error(const char *dir, int rc, const gostx_keycont *c) {
   cli_err("key import: %s: %s", dir, c->detail[0] ? c->detail : gostx_strerror(rc));
   switch (c->why) {
     case GOSTX_KEYCONT_WRONG_PIN:
-    case GOSTX_KEYCONT_CERT_MISMATCH: return CLI_EXIT_FAIL;
+    case GOSTX_KEYCONT_CERT_MISMATCH:
+    case GOSTX_KEYCONT_KEY_MISMATCH: return CLI_EXIT_FAIL;
     default: return CLI_EXIT_USAGE;
   }
 }
@@ -185,7 +209,12 @@ static int read_chosen(const args *a, const gostx_cpro_files *cf, const uint8_t 
 }
 
 static void describe(const char *dir, const gostx_keycont *c) {
-  fprintf(stderr, "key import: %s: container \"%s\", %s %s key, GOST R 34.10-%s (%zu bits, %s)%s\n",
+  if (c->usage == GOSTX_KEYCONT_USAGE_UNKNOWN) /* ViPNet */
+    fprintf(stderr, "key import: %s: ViPNet container \"%s\", GOST R 34.10-%s key (%zu bits, %s), "
+                    "it matches the public key or certificate the container records\n",
+            dir, c->name, c->gost2001 ? "2001" : "2012", 8 * c->key.len, c->key.oid);
+  else
+    fprintf(stderr, "key import: %s: container \"%s\", %s %s key, GOST R 34.10-%s (%zu bits, %s)%s\n",
           dir, c->name, c->key_index ? "secondary" : "primary", usage_name(c->usage),
           c->gost2001 ? "2001" : "2012", 8 * c->key.len, c->key.oid,
           c->exportable ? "" : ", marked not exportable");
@@ -202,8 +231,8 @@ static void describe(const char *dir, const gostx_keycont *c) {
             c->key_index ? "primary" : "secondary", usage_name(c->other_usage),
             usage_name(c->other_usage));
   else if (c->has_second_key)
-    fprintf(stderr, "key import: warning: the container holds a second key, which is not "
-                    "read (docs/KEYS.md)\n");
+    fprintf(stderr, "key import: warning: the container holds a second %s, which is not "
+                    "read (docs/KEYS.md)\n", c->usage ? "key" : "entry");
 }
 
 static int write_cert(const char *path, const gostx_keycont *c) {
@@ -260,19 +289,35 @@ static int import(const args *a) {
   memset(&f, 0, sizeof f);
   memset(&cf, 0, sizeof cf);
   memset(&c, 0, sizeof c);
-  int rc = read_files(a->dir, &f, &cf);
+  struct stat st;
+  int vipnet = !stat(a->dir, &st) && S_ISREG(st.st_mode); /* CryptoPro's is a folder */
+  int rc = vipnet ? read_vipnet(a->dir, &f) : read_files(a->dir, &f, &cf);
+  if (!rc && vipnet && a->keyspec) {
+    cli_err("key import: %s: -keyspec is for CryptoPro containers (a ViPNet entry says no usage)",
+            a->dir);
+    rc = CLI_EXIT_USAGE;
+  }
   if (!rc) {
     cli_input ins[NFILES];
     size_t n = 0;
     for (int i = 0; i < NFILES; i++)
-      if (f.buf[i]) ins[n].path = f.path[i], ins[n].what = gostx_cpro_file_name(WHICH[i]), n++;
+      if (f.buf[i]) {
+        ins[n].path = f.path[i];
+        ins[n++].what = vipnet ? "the container" : gostx_cpro_file_name(WHICH[i]);
+      }
     if (a->out) rc = cli_refuse_same_file("key import", a->out, ins, n);
     if (!rc && a->certout) rc = cli_refuse_same_file("key import", a->certout, ins, n);
   }
   if (!rc)
     rc = a->passin ? cli_pfx_pass("-passin", a->passin, pin, &pin_len)
                    : cli_read_pass(NULL, "Enter the container's PIN: ", 0, pin, &pin_len);
-  if (!rc) rc = read_chosen(a, &cf, pin, pin_len, &c);
+  if (!rc && vipnet) {
+    int lrc = gostx_vipnet_read(f.buf[0], f.len[0], pin, pin_len, &c);
+    if (lrc) rc = read_error(a->dir, lrc, &c);
+    else vipnet_name(a->dir, &c);
+  } else if (!rc) {
+    rc = read_chosen(a, &cf, pin, pin_len, &c);
+  }
   gostx_memzero(pin, sizeof pin);
   if (!rc) describe(a->dir, &c);
   /* key files and PFX name 2001's algorithm (c.key.gost2001); the token

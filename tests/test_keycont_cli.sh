@@ -338,6 +338,68 @@ EOF
   check "2001: -p11 refused: said" grep -q "2001 key: gostx's token" err
 fi
 
+# ViPNet CSP containers (one file; tests/test_vipnet.c covers the reader's
+# every refusal): no container ViPNet CSP wrote is public, so they are built
+# (support/vipnet_build.py) from the public description lib/keycont/vipnet.c
+# names, around keys and a certificate of gostx's own, with openssl +
+# gost-engine's GOST R 34.11-94, GOST 28147-89 CFB and IMIT where it runs
+# (else gostx's): the key block under K = H(PIN) - H(PIN || H(PIN)) (32-bit
+# words), CryptoPro-A S-boxes, d = a * b mod q. gostx key import tells the
+# file from CryptoPro's folder and writes the key as for CryptoPro; the file
+# is never changed.
+if command -v python3 >/dev/null; then
+  "$G" genpkey -c 256B -o v256.key && "$G" req -x509 -key v256.key -subj /CN=vipnet -outform DER -out v256.der
+  "$G" genpkey -c 512A -o v512.key && "$G" genpkey -c 256B -o vo.key
+  f() { "$G" pkey -i "$1" -text | sed -n "s/^$2: //p"; }
+  python3 - "$G" $ossl "$(f v256.key d)" "$(f v256.key x)" "$(f v256.key y)" "$(f v512.key d)" \
+    "$(f v512.key x)" "$(f v512.key y)" "$(f vo.key x)" "$(f vo.key y)" <<EOF2
+import sys
+sys.path.insert(0, "$here/support")
+from vipnet_build import build, Q256B, Q512A
+G, ossl = sys.argv[1], sys.argv[2] == "1"
+d256, x256, y256, d512, x512, y512, xo, yo = (int(v, 16) for v in sys.argv[3:11])
+a256 = ("1.2.643.7.1.1.1.1", "1.2.643.2.2.35.1", "1.2.643.7.1.1.2.2")  # as gostx names 256B
+cert = open("v256.der", "rb").read()
+def put(path, *a, **k):
+    open(path, "wb").write(build(G, ossl, *a, **k))
+put("v256.vip", d256, x256, y256, 32, Q256B, *a256, b"1234", cert)
+put("v512.vip", d512, x512, y512, 64, Q512A, "1.2.643.7.1.1.1.2", "1.2.643.7.1.2.1.2.1",
+    "1.2.643.7.1.1.2.3", b"")
+put("vmis.vip", d256, xo, yo, 32, Q256B, *a256, b"1234")
+put("vtag.vip", d256, x256, y256, 32, Q256B, *a256, b"1234", tag=b"XXXX")
+put("vnone.vip", d256, x256, y256, 32, Q256B, *a256, b"1234", pub=False)
+EOF2
+  before=$(sha256sum v256.vip)
+  check "ViPNet: import" "$G" key import v256.vip -out v.pem -nocrypt -passin pass:1234 -certout v.crt 2>err
+  check "ViPNet: said" grep -q "ViPNet container \"v256.vip\", GOST R 34.10-2012 key (256 bits" err
+  check "ViPNet: the key" same "$(pub_of_key v256.key)" "$(pub_of_key v.pem)"
+  check "ViPNet: the key is the certificate's" key_is_certs v.pem v.crt
+  check "ViPNet: pfx" "$G" key import v256.vip -out v.pfx -pfx -passin pass:1234 -passout pass:pw
+  check "ViPNet: pfx splits" "$G" pkcs12 -in v.pfx -passin pass:pw -noenc -out v.pfx.pem
+  check "ViPNet: pfx key" same "$(pub_of_key v256.key)" "$(pub_of_key v.pfx.pem)"
+  check "ViPNet: encrypted" "$G" key import v256.vip -out v.enc -passin pass:1234 -passout pass:pw
+  check "ViPNet: encrypted reads back" same "$(pub_of_key v256.key)" "$(pub_of_key v.enc pass:pw)"
+  check "ViPNet 512, no PIN" "$G" key import v512.vip -out v512.pem -nocrypt -passin pass:
+  check "ViPNet 512: the key" same "$(pub_of_key v512.key)" "$(pub_of_key v512.pem)"
+  vfail() { # vfail NAME EXIT TEXT FILE ARGS...: refused with EXIT, TEXT said, nothing written
+    local name=$1 want=$2 text=$3
+    shift 3
+    rm -f t.pem
+    "$G" key import "$@" -out t.pem -nocrypt 2>err
+    check "ViPNet: $name: exit $want" [ $? = "$want" ]
+    check "ViPNet: $name: said" grep -q "$text" err
+    check "ViPNet: $name: nothing written" [ ! -e t.pem ]
+  }
+  vfail "wrong PIN" 1 "wrong PIN" v256.vip -passin pass:4321
+  head -c -1 v256.vip >vcut.vip
+  vfail "truncated" 2 "entry 1 is truncated" vcut.vip -passin pass:1234
+  vfail "another public key" 1 "public key mismatch" vmis.vip -passin pass:1234
+  vfail "a type tag not ViPNet's" 2 "type tag" vtag.vip -passin pass:1234
+  vfail "no public key, no certificate" 2 "neither a public key" vnone.vip -passin pass:1234
+  vfail "-keyspec" 2 "keyspec is for CryptoPro" v256.vip -passin pass:1234 -keyspec exchange
+  check "ViPNet: the file is unchanged" same "$before" "$(sha256sum v256.vip)"
+fi
+
 # usage: no folder, not a container, -nocrypt with -pfx
 "$G" key import -out x.pem -passin pass: 2>/dev/null
 check "no folder: exit 2" [ $? = 2 ]

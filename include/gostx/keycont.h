@@ -1,5 +1,5 @@
 /* gostx: private keys read out of other vendors' key containers
- * (docs/KEYS.md). Part of the public API.
+ * (docs/KEYS.md): CryptoPro CSP's and ViPNet CSP's. Part of the public API.
  *
  * CryptoPro CSP file containers: a folder (xxxxxxxx.000) of header.key,
  * name.key, primary.key, masks.key and, when the container keeps a reserve
@@ -56,10 +56,12 @@ typedef enum gostx_keycont_why {
   GOSTX_KEYCONT_DAMAGED,       /* a file is malformed or fails its check value: .file */
   GOSTX_KEYCONT_WRONG_PIN,     /* the key decrypted under the PIN does not match the container */
   GOSTX_KEYCONT_UNSUPPORTED,   /* an algorithm, parameter set or layout not read here */
-  GOSTX_KEYCONT_CERT_MISMATCH  /* the key is not the key of the container's certificate */
+  GOSTX_KEYCONT_CERT_MISMATCH, /* the key is not the key of the container's certificate */
+  GOSTX_KEYCONT_KEY_MISMATCH   /* the key is not the public key the container records (ViPNet's [1]) */
 } gostx_keycont_why;
 
 typedef enum gostx_keycont_usage {
+  GOSTX_KEYCONT_USAGE_UNKNOWN = 0, /* the container does not say (ViPNet) */
   GOSTX_KEYCONT_EXCHANGE = 1, /* AT_KEYEXCHANGE: the key agreement and encryption key */
   GOSTX_KEYCONT_SIGNATURE = 2 /* AT_SIGNATURE */
 } gostx_keycont_usage;
@@ -71,7 +73,7 @@ typedef struct gostx_keycont {
                                 * 2012-256; its key files and signatures name 2001's OIDs) */
   gostx_keycont_usage usage;   /* from the key's own flags */
   int exportable;              /* the container's "exportable" flag (informative: gostx reads
-                                * the key either way) */
+                                * the key either way; 0 for ViPNet, whose flag is not known) */
   int reserve_checked;         /* 1: primary2/masks2 give the same key; 0: not given;
                                 * -1: the reserve copy is damaged or half of it missing
                                 * (the key came from primary/masks, checked as always) */
@@ -110,6 +112,32 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cpro_read(const gostx_cpro_files *files, co
 GOSTX_API GOSTX_MUST_CHECK int gostx_cpro_read_key(const gostx_cpro_files *files,
                                                    const uint8_t *pin, size_t pin_len, int which,
                                                    gostx_keycont *out);
+/* ViPNet CSP file containers: one file (Infotecs\Containers\NAME), its
+ * bytes handed over; nothing is written back. No standard describes them
+ * and no container ViPNet CSP wrote was at hand: the layout and the steps
+ * are those of one public description (lib/keycont/vipnet.c names it and
+ * lists them; docs/KEYS.md), checked on containers built from it. What
+ * makes that acceptable: the key is given only when its public key is the
+ * one the entry records ([1]) and its certificate's ([0]), whichever are
+ * there; an entry with neither is refused.
+ *   file   type tag (ITCS, PKEY, _CCK, _LCK), version, header, entries
+ *   entry  SEQUENCE { version, KeyInfo, DefenceKeyInfo, [0] certificate,
+ *          [1] public key }, then the key block: the encrypted key (GOST
+ *          28147-89 CFB under a key hashed from the PIN), its IMIT, the IV
+ * The first entry's key is read (has_second_key -1 when there are more);
+ * usage is GOSTX_KEYCONT_USAGE_UNKNOWN, name "" (the file's name is the
+ * container's). 0 with *out filled; else GOSTX_EFORMAT a damaged file
+ * (out->detail says where; file GOSTX_CPRO_NONE), GOSTX_EAUTH a wrong PIN
+ * (the IMIT over the encrypted key and KeyInfo does not hold: damage there
+ * reads the same), GOSTX_EUNSUP another type tag, version, algorithm, or an
+ * entry with no public key or certificate, GOSTX_EINVAL a key that is not
+ * the recorded public key (why KEY_MISMATCH) or its certificate's (why
+ * CERT_MISMATCH), or invalid arguments. pin_len 0: no PIN; the PIN's bytes
+ * are hashed as given, at most 1024 (the description's tool takes ASCII
+ * PINs; how ViPNet encodes others is not known here). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_vipnet_read(const uint8_t *file, size_t len,
+                                                 const uint8_t *pin, size_t pin_len,
+                                                 gostx_keycont *out);
 /* Wipes it (the private key included). */
 GOSTX_API void gostx_keycont_clear(gostx_keycont *c);
 

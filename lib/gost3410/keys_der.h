@@ -37,6 +37,12 @@ void gostx__key_reverse(uint8_t *out, const uint8_t *in, size_t len);
 int gostx__key_emit(const gostx__der_w *w, const uint8_t *der, uint8_t *out, size_t cap,
                     size_t *out_len);
 
+/* d = k0 * m1 * ... * mk mod q from total / len little-endian len-byte
+ * numbers (the CryptoPro masked form as gost-engine unmasks it; ViPNet's
+ * masked key, lib/keycont); d = k0 as it is when there is no mask. d
+ * big-endian. Constant time in the numbers. */
+int gostx__gost3410_unmask_mul(gostx_gost3410_curve curve, const uint8_t *buf, size_t total,
+                               size_t len, uint8_t *d);
 /* d = k / m mod q, big-endian, len bytes each (pkcs8.c; lib/keycont's
  * CryptoPro containers). */
 int gostx__gost3410_unmask_div(gostx_gost3410_curve curve, const uint8_t *k, const uint8_t *m,

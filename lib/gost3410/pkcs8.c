@@ -40,11 +40,8 @@ static void q_store(const gx_curve *C, uint8_t *be, const uint64_t *a, uint64_t 
   gostx__fe_store_be(be, tmp, C->n);
 }
 
-/* d = k0 * m1 * ... * mk mod q from k+1 little-endian len-byte numbers (the
- * CryptoPro masked form as gost-engine unmasks it); d = k0 as it is when
- * there is no mask. d big-endian. */
-static int unmask(gostx_gost3410_curve curve, const uint8_t *buf, size_t total, size_t len,
-                  uint8_t *d) {
+int gostx__gost3410_unmask_mul(gostx_gost3410_curve curve, const uint8_t *buf, size_t total,
+                               size_t len, uint8_t *d) {
   uint8_t be[64];
   gostx__key_reverse(d, buf, len);
   if (total == len) return 0;
@@ -102,7 +99,7 @@ static int integer_key(gostx__der v, size_t len, uint8_t *d) {
 static int get_private_value(gostx__der key, gostx_gost3410_curve curve, size_t len, uint8_t *d) {
   gostx__der inner, pubkey, seq, r = key;
   uint8_t tag;
-  if (key.n && key.n % len == 0) return unmask(curve, key.p, key.n, len, d);
+  if (key.n && key.n % len == 0) return gostx__gost3410_unmask_mul(curve, key.p, key.n, len, d);
   if (gostx__der_next(&r, &tag, &inner, NULL) || !gostx__der_done(&r)) return GOSTX_EFORMAT;
   switch (tag) {
     case GOSTX__DER_OCTETS:
@@ -116,7 +113,7 @@ static int get_private_value(gostx__der key, gostx_gost3410_curve curve, size_t 
           gostx__der_get(&seq, GOSTX__DER_OCTETS, &pubkey, NULL) || !gostx__der_done(&seq) ||
           !inner.n || inner.n % len)
         return GOSTX_EFORMAT;
-      return unmask(curve, inner.p, inner.n, len, d);
+      return gostx__gost3410_unmask_mul(curve, inner.p, inner.n, len, d);
     default: return GOSTX_EFORMAT;
   }
 }

@@ -36,6 +36,7 @@
 #include "gostx/hash.h"
 #include "gostx/keycont.h"
 #include "gostx/x509.h"
+#include "keycont/keycont_int.h"
 
 #define MAC_LEN 4
 #define PIN_MAX 256 /* P is 4 bytes a PIN byte */
@@ -117,33 +118,35 @@ static int key_params(gostx__der seq, keyinfo *h, gostx_keycont *o) {
     if (gostx__der_next(&seq, &tag, &e, NULL)) return DAMAGED(o, GOSTX_CPRO_HEADER, "the key's parameters are malformed");
   h->exportable = bit(bits, 0);
   h->exchange = bit(bits, 2);
+  char why[128];
+  return gostx__keycont_alg(a, h->ps_oid, &h->curve, &h->len, &h->gost2001, why) ? UNSUP(o, why) : 0;
+}
+
+int gostx__keycont_alg(const char *a, const char *ps, gostx_gost3410_curve *curve, size_t *len,
+                       int *gost2001, char *why) {
   size_t want;
+  *gost2001 = 0;
   if (!strcmp(a, "1.2.643.2.2.98") || !strcmp(a, "1.2.643.2.2.19"))
-    h->gost2001 = 1, want = 32;
+    *gost2001 = 1, want = 32;
   else if (!strcmp(a, "1.2.643.7.1.1.6.1") || !strcmp(a, "1.2.643.7.1.1.1.1"))
     want = 32;
   else if (!strcmp(a, "1.2.643.7.1.1.6.2") || !strcmp(a, "1.2.643.7.1.1.1.2"))
     want = 64;
   else {
-    char why[128];
-    snprintf(why, sizeof why, "the key's algorithm %s is not GOST R 34.10-2001 or -2012", a);
-    return UNSUP(o, why);
+    snprintf(why, 128, "the key's algorithm %s is not GOST R 34.10-2001 or -2012", a);
+    return GOSTX_EUNSUP;
   }
-  int c = gostx_gost3410_curve_by_name(h->ps_oid);
+  int c = gostx_gost3410_curve_by_name(ps);
   if (c < 0 || gostx_gost3410_size((gostx_gost3410_curve)c) != want) {
-    char why[128];
-    snprintf(why, sizeof why, "the key's parameter set %s is not one of its algorithm's", h->ps_oid);
-    return UNSUP(o, why);
+    snprintf(why, 128, "the key's parameter set %s is not one of its algorithm's", ps);
+    return GOSTX_EUNSUP;
   }
-  h->curve = (gostx_gost3410_curve)c;
-  h->len = want;
+  *curve = (gostx_gost3410_curve)c;
+  *len = want;
   return 0;
 }
 
-/* 1 when a[n] = b[n], compared in constant time: the answer on secret
- * bytes (a mask's IMIT, a key's fingerprint) is public by design and
- * leaves through gostx__verdict, the one door for such answers. */
-static int same_ct(const uint8_t *a, const uint8_t *b, size_t n) {
+int gostx__keycont_same_ct(const uint8_t *a, const uint8_t *b, size_t n) {
   return gostx__verdict(gostx_memeq_ct(a, b, n) & GOSTX_EAUTH) == 0;
 }
 
@@ -153,7 +156,7 @@ static int imit_is(const uint8_t key[32], gostx_sbox sbox, const uint8_t *in, si
   gostx_gost89_key k;
   uint8_t m[MAC_LEN];
   int ok = !gostx_gost89_set_key(&k, key, sbox) && !gostx_gost89_imit(&k, NULL, 0, in, len, m, MAC_LEN);
-  ok = ok && same_ct(m, mac, MAC_LEN);
+  ok = ok && gostx__keycont_same_ct(m, mac, MAC_LEN);
   gostx_memzero(&k, sizeof k);
   gostx_memzero(m, sizeof m);
   return ok;
@@ -339,7 +342,7 @@ static int key_of(const keyinfo *h, const uint8_t *d, gostx_gost3410_key *key) {
   uint8_t x_le[64];
   if (gostx_gost3410_key_set_private(&k, h->curve, d, h->len, h->ps_oid)) return 0;
   gostx__key_reverse(x_le, k.q, h->len);
-  int ok = same_ct(x_le, h->fp.p, h->fp.n);
+  int ok = gostx__keycont_same_ct(x_le, h->fp.p, h->fp.n);
   if (ok) *key = k;
   gostx_gost3410_key_clear(&k);
   return ok;
@@ -402,7 +405,7 @@ int gostx_cpro_read_key(const gostx_cpro_files *f, const uint8_t *pin, size_t pi
                           f->masks2_len, GOSTX_CPRO_MASKS2, pin, pin_len, d2, &o2);
     gostx_gost3410_key k2;
     int ok2 = !rc2 && key_of(ki, d2, &k2);
-    if (ok && ok2) o->reserve_checked = same_ct(k2.d, o->key.d, ki->len) ? 1 : -1;
+    if (ok && ok2) o->reserve_checked = gostx__keycont_same_ct(k2.d, o->key.d, ki->len) ? 1 : -1;
     else if (ok) o->reserve_checked = -1;
     else if (ok2 && !rc) /* the reserve copy holds: primary.key's ciphertext is what changed */
       rc = DAMAGED(o, GOSTX_CPRO_PRIMARY, "it does not decrypt to the container's key, its "

@@ -56,7 +56,7 @@
  *   cms     the leak group's CMS EnvelopedData (sender and recipient) alone (quick runs)
  *   ike     the leak group's IKEv2 case alone (quick runs)
  *   p12legacy  the leak group's PKCS#12 legacy read (3DES, RC2, SHA-1) alone
- *   keycont the leak group's CryptoPro container read alone (quick runs)
+ *   keycont the leak group's CryptoPro and ViPNet containers read alone (quick runs)
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
@@ -1368,6 +1368,31 @@ static void group_keycont(void) {
   rc = gostx_cpro_read(&f, pin, sizeof pin, &c);
   CT_PUBLIC(&rc, sizeof rc);
   REQUIRE(rc == GOSTX_EAUTH, "keycont: a wrong PIN");
+  gostx_keycont_clear(&c);
+
+  /* ViPNet (lib/keycont/vipnet.c): a container built from the public
+   * description, fuzz_vipnet's first seed (its flags byte 0, then the
+   * file: 256-bit, no PIN, a certificate and [1]), its encrypted key (the
+   * key block's first 64 bytes: the file's last 76 bytes) secret: the
+   * IMIT under the PIN's key, the CFB decryption, d = a * b mod q, Q from
+   * d; then a secret wrong PIN. Q's comparisons with [1] and the
+   * certificate's key are where it is public by design (pub_check,
+   * tests/ct/declassified.supp). */
+  FILE *vf = fopen("tests/fuzz/corpus/fuzz_vipnet/seed-00", "rb");
+  static uint8_t vb[2048];
+  REQUIRE(vf != NULL, "keycont: fuzz_vipnet's seed-00 (run from the repository's root)");
+  size_t vn = fread(vb, 1, sizeof vb, vf);
+  fclose(vf);
+  REQUIRE(vn > 1 + 76 && vb[0] == 0, "keycont: a ViPNet container without a PIN");
+  CT_SECRET(vb + vn - 76, 64);
+  rc = gostx_vipnet_read(vb + 1, vn - 1, NULL, 0, &c);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "keycont: the ViPNet container read");
+  CT_PUBLIC(c.key.d, c.key.len);
+  gostx_keycont_clear(&c);
+  rc = gostx_vipnet_read(vb + 1, vn - 1, pin, sizeof pin, &c);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "keycont: a wrong ViPNet PIN");
   gostx_keycont_clear(&c);
 }
 

@@ -14,28 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FUZZ_NAME "fuzz_keycont"
+#include "fuzz_keycont.h"
 #include "gostx.h"
 
 #define FILES 6
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_keycont: %s\n", what);
-  abort();
-}
-
-/* The content of the DER element at p (tag checked), its end in *end; NULL
- * when it is no such element. Short lengths and the 0x81/0x82 forms only. */
-static uint8_t *elem(uint8_t *p, uint8_t *lim, uint8_t tag, uint8_t **end) {
-  size_t n;
-  if (lim - p < 2 || p[0] != tag) return NULL;
-  if (p[1] < 0x80) n = p[1], p += 2;
-  else if (p[1] == 0x81 && lim - p >= 3) n = p[2], p += 3;
-  else if (p[1] == 0x82 && lim - p >= 4) n = (size_t)p[2] << 8 | p[3], p += 4;
-  else return NULL;
-  if ((size_t)(lim - p) < n) return NULL;
-  *end = p + n;
-  return p;
-}
 
 static void imit(const uint8_t key[32], const uint8_t *in, size_t n, uint8_t *mac) {
   gostx_gost89_key k;
@@ -61,27 +44,6 @@ static void fix_masks(uint8_t *b, size_t n) {
       !(mac = elem(e2, end, 0x04, &e3)) || e3 - mac != 4)
     return;
   imit(e1 - 32, salt, (size_t)(e2 - salt), mac);
-}
-
-static void check_accepted(const gostx_keycont *c) {
-  const gostx_gost3410_key *k = &c->key;
-  uint8_t q[128], der[GOSTX_GOST3410_DER_MAX];
-  size_t n;
-  gostx_gost3410_key k2;
-  if (!k->has_private || k->len != gostx_gost3410_size(k->curve)) bug("accepted a key without d");
-  if (gostx_gost3410_public_key(k->curve, k->d, k->len, q, 2 * k->len) || memcmp(q, k->q, 2 * k->len))
-    bug("accepted a key whose d does not give its Q");
-  if (c->cert) {
-    gostx_x509_cert x;
-    if (gostx_x509_parse(c->cert, c->cert_len, &x, NULL) || x.pub_len != 2 * k->len ||
-        memcmp(x.pub, k->q, x.pub_len))
-      bug("accepted a key that is not its certificate's");
-  }
-  if (gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL, der,
-                               sizeof der, &n) ||
-      gostx_gost3410_key_read(&k2, der, n, NULL, 0) || memcmp(k2.d, k->d, k->len))
-    bug("PKCS#8 round trip");
-  gostx_gost3410_key_clear(&k2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

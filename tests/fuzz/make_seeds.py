@@ -6,8 +6,9 @@ usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_ike_engine fuzz_tls_record fuzz_tls12_record
          fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms fuzz_cms_cli fuzz_p11_object fuzz_keycont
          (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
-       tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12 fuzz_cms
-         (fuzz_cms: the EnvelopedData shapes only gostx writes, beside the ones above)"""
+       tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12 fuzz_cms fuzz_vipnet
+         (fuzz_cms: the EnvelopedData shapes only gostx writes, beside the ones above;
+         fuzz_vipnet: containers built with gostx's primitives)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -773,7 +774,37 @@ def keycont_seeds():
             put("fuzz_keycont", i, bytes([flags]) + body)
             i += 1
 
-NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds, "fuzz_cms": cms_gostx_seeds}
+# fuzz_vipnet: ViPNet containers built from the public description
+# (tests/support/vipnet_build.py, gostx's primitives) around keys and a
+# certificate gostx makes: 256-bit with a certificate and [1], no PIN; the
+# same with the check value left to the harness (flag 0x80); 512-bit under
+# the PIN "1" (flag 1); and two entries.
+def vipnet_seeds():
+    import tempfile
+    sys.path.insert(0, os.path.join(here, "..", "support"))
+    from vipnet_build import build, Q256B, Q512A
+    run = lambda *a: subprocess.run([gostx, *a], check=True, capture_output=True).stdout
+    with tempfile.TemporaryDirectory() as t:
+        k256, k512, der = (os.path.join(t, n) for n in ("k256", "k512", "c.der"))
+        run("genpkey", "-c", "256B", "-o", k256)
+        run("genpkey", "-c", "512A", "-o", k512)
+        run("req", "-x509", "-key", k256, "-subj", "/CN=vipnet", "-outform", "DER", "-out", der)
+        cert = open(der, "rb").read()
+        val = lambda k: {l.split(": ")[0]: int(l.split(": ")[1], 16) for l in
+                         run("pkey", "-i", k, "-text").decode().splitlines()
+                         if l[:3] in ("d: ", "x: ", "y: ")}
+        v256, v512 = val(k256), val(k512)
+    a256 = ("1.2.643.7.1.1.1.1", "1.2.643.2.2.35.1", "1.2.643.7.1.1.2.2")
+    c256 = build(gostx, False, v256["d"], v256["x"], v256["y"], 32, Q256B, *a256, b"", cert)
+    c512 = build(gostx, False, v512["d"], v512["x"], v512["y"], 64, Q512A, "1.2.643.7.1.1.1.2",
+                 "1.2.643.7.1.2.1.2.1", "1.2.643.7.1.1.2.3", b"1")
+    entry = c256[12:]  # an empty header: the entry follows the first 12 bytes
+    put("fuzz_vipnet", 0, b"\0" + c256)
+    put("fuzz_vipnet", 1, b"\x80" + c256)
+    put("fuzz_vipnet", 2, b"\1" + c512)
+    put("fuzz_vipnet", 3, b"\0" + c256 + entry)
+
+NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds, "fuzz_cms": cms_gostx_seeds, "fuzz_vipnet": vipnet_seeds}
 if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12 fuzz_cms
     for n in sys.argv[3:]:
         NEEDS_GOSTX[n]()

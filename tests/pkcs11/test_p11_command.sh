@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `gostx p11` (init, list, keygen, import) and `gostx key import -p11`
+# `gostx p11` (init, list, keygen, import) and `gostx key import -p11` (a
+# CryptoPro and a ViPNet container)
 # end to end against gostx's token, then seen by a consumer we did not
 # write: OpenSC's pkcs11-tool lists the objects and signs with the keys,
 # and the signatures verify with `gostx verify` against the key written
@@ -74,6 +75,27 @@ check "the container key's CKA_VALUE is refused" python3 "$here/p11_value.py" "$
 check "pkcs11-tool signs with the container key" \
   p11 --sign -m GOSTR3410-WITH-GOSTR3411-12-256 --id 0c -i "$T/srv.der" -o "$T/srv.sig"
 check "gostx verifies it against the container's certificate" "$G" verify -p "$T/srv.pub" -s "$T/srv.sig" "$T/srv.der"
+
+# a ViPNet container (one file, built from the public description:
+# tests/support/vipnet_build.py) straight into the token, labelled with its name
+"$G" genpkey -c 256B -o "$T/vip.key" && "$G" pkey -i "$T/vip.key" -pubout >"$T/vip.pub"
+"$G" req -x509 -key "$T/vip.key" -subj /CN=vipnet -days 30 -outform DER -out "$T/vip.der"
+vf() { "$G" pkey -i "$T/vip.key" -text | sed -n "s/^$1: //p"; }
+python3 - "$G" "$(vf d)" "$(vf x)" "$(vf y)" "$T" <<EOF
+import sys
+sys.path.insert(0, "$here/../support")
+from vipnet_build import build, Q256B
+G, T = sys.argv[1], sys.argv[5]
+d, x, y = (int(v, 16) for v in sys.argv[2:5])
+open(T + "/vip", "wb").write(build(G, False, d, x, y, 32, Q256B, "1.2.643.7.1.1.1.1", "1.2.643.2.2.35.1",
+                                   "1.2.643.7.1.1.2.2", b"", open(T + "/vip.der", "rb").read()))
+EOF
+check "key import -p11: a ViPNet container" "$G" key import "$T/vip" -p11 t1 -passin pass: -pin env:PIN --id 0d
+check "... its certificate on the token, labelled with the file's name" \
+  grep -q 'certificate: label "vip", id 0d' <("$G" p11 list)
+check "pkcs11-tool signs with the ViPNet container's key" \
+  p11 --sign -m GOSTR3410-WITH-GOSTR3411-12-256 --id 0d -i "$T/vip.der" -o "$T/vip.sig"
+check "gostx verifies it against the key" "$G" verify -p "$T/vip.pub" -s "$T/vip.sig" "$T/vip.der"
 
 # refusals
 "$G" p11 list -pin env:WRONG >/dev/null 2>"$T/e"
