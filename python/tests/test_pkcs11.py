@@ -8,6 +8,7 @@ import gc
 import os
 import pathlib
 import shutil
+import ssl
 import subprocess
 import time
 
@@ -186,7 +187,8 @@ def test_wrong_pin_tried_once(token):
 
 def test_token_removed_under_calls(token, pki):
     """A token removed while its key is open: a call that uses the key (cms.sign, a
-    TLS server's handshake, sign) raises PKCS11Error of kind REMOVED, as open_key
+    TLS server's handshake: TLSTokenError, a TLSError too; sign) raises PKCS11Error
+    of kind REMOVED, as open_key
     would, with the call's own error as its cause; check() says so too. The removal
     is the token's folder moved away (docs/PKCS11.md: its sessions then answer
     CKR_DEVICE_REMOVED)."""
@@ -221,8 +223,12 @@ def test_token_removed_under_calls(token, pki):
     with pytest.raises(OSError):  # the client sees the server give up
         connect(client_ctx(pki), srv.port).close()
     srv.join()
-    assert [type(e) for e in srv.errors] == [pkcs11.PKCS11Error], srv.errors
-    assert srv.errors[0].kind == pkcs11.Kind.REMOVED, srv.errors
+    # the server's handshake error: a PKCS11Error naming the removal that is
+    # a TLSError (an ssl.SSLError) too, so a server loop's ssl handler has it
+    assert [type(e) for e in srv.errors] == [tls.TLSTokenError], srv.errors
+    err = srv.errors[0]
+    assert isinstance(err, pkcs11.PKCS11Error) and isinstance(err, ssl.SSLError), srv.errors
+    assert err.kind == pkcs11.Kind.REMOVED and isinstance(err.__cause__, tls.TLSError), srv.errors
     with pytest.raises(ValueError, match="open_key"):
         pkcs11.check(gostx.generate_private_key(gostx.Curve.GOST3410_256_A))
 

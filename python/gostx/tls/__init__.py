@@ -46,8 +46,8 @@ from ._common import (_CLOSED, _LONG_NAMES, _RDN_SPLIT, _VERSIONS, _WANT_READ,  
                       _WANT_WRITE, ALERTS, CERT_NONE, CERT_OPTIONAL, CERT_REQUIRED, GROUPS,
                       PROTOCOL_TLS_CLIENT, PROTOCOL_TLS_SERVER, SUITES_TLS12, SUITES_TLS13,
                       TLSCertVerificationError, TLSEOFError, TLSError, TLSSession,
-                      TLSTimeoutError, TLSVersion, TLSWantReadError, TLSWantWriteError,
-                      TLSZeroReturnError, _cert_dict, _error, _name_tuple, _status_of)
+                      TLSTimeoutError, TLSTokenError, TLSVersion, TLSWantReadError,
+                      TLSWantWriteError, TLSZeroReturnError, _cert_dict, _error, _name_tuple, _status_of)
 from ._connection import _closed_error, _Connection, _free_connection, _is_ip  # noqa: F401
 from ._context import (_KEY_BLOCK, Context, _Config, _certs_of_data,  # noqa: F401
                        _config_error, _free_config, _list_arg, _load_key, _protocol_of,
@@ -56,7 +56,7 @@ from ._socket import TLSSocket
 
 __all__ = ["Context", "TLSSocket", "TLSObject", "TLSSession", "create_default_context", "TLSError",
            "TLSZeroReturnError", "TLSWantReadError", "TLSWantWriteError", "TLSEOFError",
-           "TLSCertVerificationError", "TLSTimeoutError", "PROTOCOL_TLS_CLIENT",
+           "TLSCertVerificationError", "TLSTimeoutError", "TLSTokenError", "PROTOCOL_TLS_CLIENT",
            "PROTOCOL_TLS_SERVER", "CERT_NONE", "CERT_OPTIONAL", "CERT_REQUIRED", "TLSVersion",
            "SUITES_TLS13", "SUITES_TLS12", "GROUPS", "ALERTS", "open_connection",
            "start_server"]
@@ -64,7 +64,7 @@ __all__ = ["Context", "TLSSocket", "TLSObject", "TLSSession", "create_default_co
 # Their home is gostx.tls, as when it was one module: their repr, and pickle
 # finding them there.
 for _cls in (TLSError, TLSZeroReturnError, TLSWantReadError, TLSWantWriteError, TLSEOFError,
-             TLSCertVerificationError, TLSTimeoutError, TLSSession, _Config, Context,
+             TLSCertVerificationError, TLSTimeoutError, TLSTokenError, TLSSession, _Config, Context,
              _Connection, TLSSocket):
     _cls.__module__ = __name__
 create_default_context.__module__ = __name__

@@ -8,13 +8,14 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 from . import GostxError
 from . import x509
 from .. import PrivateKey
+from ..pkcs11 import Kind, PKCS11Error
 
 _StrPath = Union[str, "os.PathLike[str]"]
 _Password = Union[str, bytes, bytearray, Callable[[], Union[str, bytes, bytearray]], None]
 
 __all__ = ["Context", "TLSSocket", "TLSObject", "TLSSession", "create_default_context", "TLSError",
            "TLSZeroReturnError", "TLSWantReadError", "TLSWantWriteError", "TLSEOFError",
-           "TLSCertVerificationError", "TLSTimeoutError", "PROTOCOL_TLS_CLIENT",
+           "TLSCertVerificationError", "TLSTimeoutError", "TLSTokenError", "PROTOCOL_TLS_CLIENT",
            "PROTOCOL_TLS_SERVER", "CERT_NONE", "CERT_OPTIONAL", "CERT_REQUIRED", "TLSVersion",
            "SUITES_TLS13", "SUITES_TLS12", "GROUPS", "ALERTS", "open_connection",
            "start_server"]
@@ -38,6 +39,10 @@ class TLSError(GostxError, ssl.SSLError):
     library: str  # type: ignore[assignment]
     def __init__(self, message: str) -> None: ...
 
+class TLSTokenError(TLSError, PKCS11Error):
+    kind: Kind
+    def __new__(cls, kind: Kind, message: str) -> TLSTokenError: ...
+    def __init__(self, kind: Kind, message: str) -> None: ...
 class TLSZeroReturnError(TLSError, ssl.SSLZeroReturnError): ...
 class TLSWantReadError(TLSError, ssl.SSLWantReadError): ...
 class TLSWantWriteError(TLSError, ssl.SSLWantWriteError): ...

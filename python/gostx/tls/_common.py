@@ -7,6 +7,7 @@ import socket
 import ssl
 
 from .. import x509
+from ..pkcs11 import PKCS11Error
 from .._native import GostxError, ffi, lib
 
 PROTOCOL_TLS_CLIENT = ssl.PROTOCOL_TLS_CLIENT
@@ -57,6 +58,20 @@ class TLSError(GostxError, ssl.SSLError):
     def __init__(self, message):
         # (errno, strerror): ssl.SSLError's str() is strerror
         super().__init__(self._code, message)
+
+
+class TLSTokenError(TLSError, PKCS11Error):
+    """A TLS call that failed because the PKCS#11 token holding the key did
+    (removed mid-handshake, its PIN locked): a TLSError, so an ssl.SSLError
+    handler still catches it, and a PKCS11Error, whose kind names what the
+    token did."""
+
+    def __new__(cls, kind, message):
+        return ssl.SSLError.__new__(cls, cls._code, message)
+
+    def __init__(self, kind, message):
+        ssl.SSLError.__init__(self, self._code, message)
+        self.kind = kind
 
 
 class TLSZeroReturnError(TLSError, ssl.SSLZeroReturnError):

@@ -3,11 +3,13 @@ freed), and what it says once connected (version, cipher, peer's
 certificate, session)."""
 import contextlib
 import errno as _errno
+import ssl
 import weakref
 
 from .. import x509
 from .._native import GostxValueError, ffi, lib
-from ._common import CERT_NONE, TLSSession, _cert_dict
+from ..pkcs11 import PKCS11Error
+from ._common import CERT_NONE, TLSError, TLSSession, TLSTokenError, _cert_dict
 
 
 def _free_connection(tls, keep):
@@ -55,10 +57,11 @@ class _Connection:
     def _key_calls(self):
         """The context of a call on the connection: with a key on a PKCS#11
         token in its config, a failure the token caused (removed mid-
-        handshake) is raised as the PKCS11Error naming it
-        (pkcs11._TokenKey.calls), the TLS error its cause."""
+        handshake) is raised as a TLSTokenError: the PKCS11Error naming it
+        (pkcs11._TokenKey.calls) that is a TLSError too, the TLS error its
+        cause."""
         token = getattr(getattr(self, "_conf", None), "token", None)
-        return token.calls() if token is not None else contextlib.nullcontext()
+        return _token_calls(token) if token is not None else contextlib.nullcontext()
 
     def _settled(self):
         """The handshake is complete: keep what the library reports only
@@ -172,6 +175,19 @@ class _Connection:
     def session_reused(self):
         return bool(self._done and self._peek(lib.gostx_tls_session_reused, 0))
 
+
+
+@contextlib.contextmanager
+def _token_calls(token):
+    """token.calls(), its PKCS11Error raised as a TLSTokenError when a TLS
+    call failed under it (so ssl.SSLError handlers keep working)."""
+    try:
+        with token.calls():
+            yield
+    except PKCS11Error as e:
+        if isinstance(e, TLSError) or not isinstance(e.__cause__, ssl.SSLError):
+            raise
+        raise TLSTokenError(e.kind, str(e)) from e.__cause__
 
 
 def _is_ip(name):
