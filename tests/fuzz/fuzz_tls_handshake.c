@@ -360,7 +360,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (gostx_tls_set_session(c, data + 3, size - 3) == GOSTX_OK) {
       crc = gostx_tls_handshake(c);
       if (crc != GOSTX_TLS_WANT_READ) bug("a session taken broke the ClientHello");
-      if (c->offer.ticket_len && !contains(c2s.b, c2s.len, c->offer.ticket, c->offer.ticket_len))
+      if (c->cl->offer.ticket_len && !contains(c2s.b, c2s.len, c->cl->offer.ticket, c->cl->offer.ticket_len))
         bug("the ClientHello lacks the ticket offered");
       drive(c, s, &crc, &src);
       agree(c, s, crc, src, v12);
@@ -396,7 +396,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (src == 0 && s->resumed && !opens)
         bug("resumed a session without the client certificate required");
       if (src == 0 && s->resumed && o.ch_changed) bug("resumed from a changed ClientHello");
-      if (o.binder_only && opens && c->offer.ticket_len &&
+      if (o.binder_only && opens && c->cl->offer.ticket_len &&
           (src == 0 || gostx_tls_alert(s, NULL) != GOSTX__ALERT_DECRYPT_ERROR))
         bug("a changed binder was not refused with decrypt_error");
       /* The client takes the NewSessionTickets that follow the handshake. */
@@ -404,7 +404,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       size_t got = 0;
       if (crc == 0 && src == 0) {
         int rrc = gostx_tls_read(c, b, sizeof b, &got);
-        if (!o.nst_changed && s->tickets_sent && (rrc != GOSTX_TLS_WANT_READ || !c->got.ticket_len))
+        if (!o.nst_changed && s->tickets_sent && (rrc != GOSTX_TLS_WANT_READ || !c->cl->got.ticket_len))
           bug("unchanged NewSessionTickets not taken");
       }
     }
