@@ -227,21 +227,13 @@ static int esp_acceptable(uint16_t encr_id, const gostx_ike_proposal *p) {
   return encr && esn;
 }
 
-/* a covers b: the same family, b's addresses, ports and protocol within a's. */
-static int ts_covers(const gostx_ike_ts *a, const gostx_ike_ts *b) {
-  const size_t l = a->type == GOSTX_IKE_TS_IPV4 ? 4 : 16;
-  return a->type == b->type && (a->ip_proto == 0 || a->ip_proto == b->ip_proto) &&
-         a->start_port <= b->start_port && b->end_port <= a->end_port &&
-         memcmp(a->start, b->start, l) <= 0 && memcmp(b->end, a->end, l) <= 0;
-}
-
 /* Every selector of inner within some selector of outer. */
 static int ts_within(const gostx_ike_ts_set *outer, const gostx_ike_ts_set *inner) {
   if (!inner->n) return 0;
   for (size_t i = 0; i < inner->n; i++) {
     int found = 0;
     for (size_t j = 0; j < outer->n && !found; j++)
-      found = ts_covers(&outer->ts[j], &inner->ts[i]);
+      found = gostx__ike_ts_covers(&outer->ts[j], &inner->ts[i]);
     if (!found) return 0;
   }
   return 1;

@@ -481,6 +481,20 @@ void gostx__ike_w_ts(gostx_ike_writer *w, uint8_t type, const gostx_ike_ts_set *
   w_end(w, s);
 }
 
+void gostx__ike_w_cp(gostx_ike_writer *w, const gostx_ike_cp *cp) {
+  if (!w->err && gostx__ike_cp_valid(cp) != GOSTX_OK) w->err = GOSTX_EFORMAT;
+  const size_t s = w_begin(w, GOSTX_IKE_PT_CP);
+  const uint8_t head[4] = {cp->cfg_type, 0, 0, 0};
+  w_bytes(w, head, 4);
+  for (size_t i = 0; i < cp->n; i++) {
+    const gostx_ike_cp_attr *a = &cp->a[i];
+    w_u16(w, a->type);
+    w_u16(w, a->len);
+    w_bytes(w, a->v, a->len);
+  }
+  w_end(w, s);
+}
+
 int gostx__ike_w_finish(gostx_ike_writer *w, size_t *len) {
   if (w->err) return w->err;
   put32(w->buf + 24, (uint32_t)w->len);

@@ -3,7 +3,10 @@
  * header and the payloads of IKE_SA_INIT, IKE_AUTH, CREATE_CHILD_SA and
  * INFORMATIONAL; keys.c the PRF, SKEYSEED, SK_*, KEYMAT and AUTH; kex.c the
  * RFC 9385 key exchange; sk.c the Encrypted payload under
- * ENCR_*_MGM_KTREE. Internal: nothing here is exported yet. */
+ * ENCR_*_MGM_KTREE. cp.c (the Configuration payload), pool.c (inner
+ * addresses) and ts.c (traffic selector narrowing) are the foundations of
+ * a many-peer gateway (issue 81): neither the engine nor the tunnel daemon
+ * uses them yet. Internal: nothing here is exported yet. */
 #ifndef GOSTX_IKE_H
 #define GOSTX_IKE_H
 
@@ -203,6 +206,138 @@ typedef struct gostx_ike_ts_set {
 } gostx_ike_ts_set;
 int gostx__ike_ts_read(const uint8_t *body, size_t len, gostx_ike_ts_set *set);
 
+/* ---- the Configuration payload (cp.c, RFC 7296 3.15). Not yet used by
+ * the engine or the tunnel daemon: the gateway of issue 81 will take it for
+ * its remote users' inner addresses (2.19). ---- */
+enum {
+  GOSTX_IKE_CFG_REQUEST = 1,
+  GOSTX_IKE_CFG_REPLY = 2,
+  GOSTX_IKE_CFG_SET = 3,
+  GOSTX_IKE_CFG_ACK = 4,
+  /* the attributes of 3.15.1 (the Value's length: 0, or the one given) */
+  GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS = 1, /* 4 */
+  GOSTX_IKE_CA_INTERNAL_IP4_NETMASK = 2, /* 4 */
+  GOSTX_IKE_CA_INTERNAL_IP4_DNS = 3,     /* 4 */
+  GOSTX_IKE_CA_INTERNAL_IP4_NBNS = 4,    /* 4 */
+  GOSTX_IKE_CA_INTERNAL_IP4_DHCP = 6,    /* 4 */
+  GOSTX_IKE_CA_APPLICATION_VERSION = 7,  /* any */
+  GOSTX_IKE_CA_INTERNAL_IP6_ADDRESS = 8, /* 16 + prefix length */
+  GOSTX_IKE_CA_INTERNAL_IP6_DNS = 10,    /* 16 */
+  GOSTX_IKE_CA_INTERNAL_IP6_DHCP = 12,   /* 16 */
+  GOSTX_IKE_CA_INTERNAL_IP4_SUBNET = 13, /* 8: address, netmask */
+  GOSTX_IKE_CA_SUPPORTED_ATTRIBUTES = 14, /* a multiple of 2 */
+  GOSTX_IKE_CA_INTERNAL_IP6_SUBNET = 15, /* 17, never empty */
+  GOSTX_IKE_CP_MAX_ATTRS = 16 /* the attributes of the five kinds kept from one payload */
+};
+
+/* One attribute of the kinds kept (IP4_ADDRESS, IP4_NETMASK, IP4_DNS,
+ * IP6_ADDRESS, IP6_DNS): len 0 (a request for one) or its length above;
+ * an IPv6 address's prefix length is v[16]. */
+typedef struct gostx_ike_cp_attr {
+  uint16_t type;
+  uint8_t len;
+  uint8_t v[17];
+} gostx_ike_cp_attr;
+
+typedef struct gostx_ike_cp {
+  uint8_t cfg_type;
+  size_t n;
+  gostx_ike_cp_attr a[GOSTX_IKE_CP_MAX_ATTRS];
+  size_t skipped; /* other attributes: ignored (3.15.1), each one's length checked */
+} gostx_ike_cp;
+
+/* A CP body, strict: CFG Type 1 to 4 (GOSTX_EUNSUP for another, so that
+ * the payload can be ignored; GOSTX_EFORMAT for 0), every attribute whole
+ * within the body, the attributes 3.15.1 lists with the lengths it gives
+ * (an IPv6 prefix length at most 128), at most one INTERNAL_IP4_NETMASK,
+ * empty in a CFG_REQUEST, and only beside an INTERNAL_IP4_ADDRESS; the R
+ * bit ignored, as 3.15.1 says. GOSTX_EFORMAT for anything else, and for
+ * more than GOSTX_IKE_CP_MAX_ATTRS of the kinds kept. */
+int gostx__ike_cp_read(const uint8_t *body, size_t len, gostx_ike_cp *cp);
+/* 0 when an attribute of type with len octets of Value is one 3.15.1
+ * allows (types it does not list: any length), GOSTX_EFORMAT otherwise. */
+int gostx__ike_cp_attr_check(uint16_t type, size_t len, const uint8_t *v);
+/* Appends an attribute of a kind kept to cp: GOSTX_ELEN when full,
+ * GOSTX_EFORMAT for a length gostx__ike_cp_attr_check refuses or a kind
+ * not kept. */
+int gostx__ike_cp_add(gostx_ike_cp *cp, uint16_t type, const uint8_t *v, size_t len);
+/* The rules the reader holds a whole payload to (CFG Type, each kept
+ * attribute's length, the netmask's): GOSTX_OK or GOSTX_EFORMAT. The
+ * writer checks with it too, so that it writes only what reads back. */
+int gostx__ike_cp_valid(const gostx_ike_cp *cp);
+
+/* ---- traffic selectors (ts.c, RFC 7296 2.9 and 3.13.1). Narrowing and the
+ * data path's check are not yet used by the engine or the tunnel daemon
+ * (the engine accepts only selectors within its configured ones, auth.c);
+ * the gateway of issue 81 will take them. ---- */
+/* a covers b: the same type, b's addresses, ports and protocol within a's
+ * (protocol 0 covers every protocol). */
+int gostx__ike_ts_covers(const gostx_ike_ts *a, const gostx_ike_ts *b);
+/* a and b's common part into *out: 1, or 0 when they share nothing (other
+ * types, protocols, disjoint ranges). Protocol 0 is any; ports 0-65535
+ * any, and 65535-0 OPAQUE (3.13.1), which meets only ANY and OPAQUE. */
+int gostx__ike_ts_intersect(const gostx_ike_ts *a, const gostx_ike_ts *b, gostx_ike_ts *out);
+/* One side's narrowing (2.9): what of peer's selectors ours allow, each of
+ * peer's met with each of ours, in peer's order (so that the part of the
+ * peer's first choice, the packet's own selector, comes first), a
+ * selector another one covers left out, at most GOSTX_IKE_MAX_TS kept
+ * (a subset is still a narrowing). Returns out->n: 0, nothing allowed. */
+size_t gostx__ike_ts_narrow(const gostx_ike_ts_set *ours, const gostx_ike_ts_set *peer,
+                            gostx_ike_ts_set *out);
+/* Both sides: 0 with *out_i and *out_r narrowed, or TS_UNACCEPTABLE (38,
+ * the notify the responder answers with) when either side is left empty. */
+uint16_t gostx__ike_ts_narrow_pair(const gostx_ike_ts_set *ours_i, const gostx_ike_ts_set *ours_r,
+                                   const gostx_ike_ts_set *peer_i, const gostx_ike_ts_set *peer_r,
+                                   gostx_ike_ts_set *out_i, gostx_ike_ts_set *out_r);
+/* The data path's check: 1 when addr (alen 4 or 16 octets) lies in some
+ * selector of s, whatever its ports and protocol (an inner source held to
+ * a peer's narrowed TSi); 0 otherwise. */
+int gostx__ike_ts_has_addr(const gostx_ike_ts_set *s, const uint8_t *addr, size_t alen);
+/* The same for a whole packet: addr, its protocol and its port (the source
+ * port for TSi, 0 when the protocol has none); a selector of protocol 0
+ * takes every protocol, one of ports ANY or OPAQUE every port. */
+int gostx__ike_ts_match(const gostx_ike_ts_set *s, const uint8_t *addr, size_t alen,
+                        uint8_t proto, uint16_t port);
+
+/* ---- the inner address pool (pool.c): the addresses a gateway gives its
+ * remote users by CP (2.19). Sans-IO, no clock, nothing allocated: one slot
+ * per address in a table the caller gives. Not yet used by the tunnel
+ * daemon (issue 81's gateway will be). Addresses and identities are
+ * public: nothing here is constant time. ---- */
+typedef struct gostx_ike_lease {
+  uint8_t id[32]; /* Streebog-256 of the identity that holds or held it */
+  uint8_t state;  /* 0 never leased, 1 held, 2 released (still its holder's) */
+  uint64_t at;    /* the pool's count at release: the oldest is reused first */
+} gostx_ike_lease;
+
+typedef struct gostx_ike_pool {
+  uint8_t alen; /* 4 or 16 */
+  uint8_t net[16];
+  uint32_t size; /* addresses: the range's hosts, at most the table's slots */
+  uint32_t cap;  /* the most held at once */
+  uint32_t held;
+  uint64_t tick;
+  gostx_ike_lease *slot;
+} gostx_ike_pool;
+
+/* A pool over net/prefix (alen 4: IPv4, prefix at most 30, the network and
+ * broadcast addresses never given; alen 16: IPv6, prefix 64 to 127, the
+ * all-zero Subnet-Router anycast address never given), with the first
+ * n_slots hosts of the range, at most cap held at once (0: n_slots).
+ * GOSTX_EINVAL for a net with host bits set or a prefix outside those. */
+int gostx__ike_pool_init(gostx_ike_pool *p, const uint8_t *net, size_t alen, unsigned prefix,
+                         gostx_ike_lease *slots, size_t n_slots, size_t cap);
+/* An address for the identity id (its ID type and data, as authenticated)
+ * into out (p->alen octets): the one it holds, or held last if no one took
+ * it since; else want (may be NULL: the address a CFG_REQUEST asked for)
+ * when in the range and never leased; else one never leased; else the one
+ * released longest ago. GOSTX_ELEN when cap are held or none is left. */
+int gostx__ike_pool_lease(gostx_ike_pool *p, const uint8_t *id, size_t id_len,
+                          const uint8_t *want, uint8_t *out);
+/* The identity's lease given back (kept for it until reused):
+ * GOSTX_ESTATE when it holds none. */
+int gostx__ike_pool_release(gostx_ike_pool *p, const uint8_t *id, size_t id_len);
+
 /* ---- the writer (codec.c): payloads appended to a header or to the inside
  * of an Encrypted payload, each chained into the previous one's Next
  * Payload. The first error sticks (w->err) and later calls do nothing. ---- */
@@ -232,6 +367,9 @@ void gostx__ike_w_cert(gostx_ike_writer *w, uint8_t type, uint8_t encoding, cons
 void gostx__ike_w_notify(gostx_ike_writer *w, const gostx_ike_notify *n);
 void gostx__ike_w_delete(gostx_ike_writer *w, const gostx_ike_delete *d);
 void gostx__ike_w_ts(gostx_ike_writer *w, uint8_t type, const gostx_ike_ts_set *set);
+/* A CP payload of cp (its attributes in order, R bit clear); w->err =
+ * GOSTX_EFORMAT for what gostx__ike_cp_read would refuse. */
+void gostx__ike_w_cp(gostx_ike_writer *w, const gostx_ike_cp *cp);
 /* A whole message's length: patches the header; returns w->len, or the error. */
 int gostx__ike_w_finish(gostx_ike_writer *w, size_t *len);
 

@@ -18,7 +18,7 @@
  *    return values are the documented ones;
  *  - what a typed reader accepts, written again by the writer and read
  *    again, reads to the same fields (SA, TS, Notify, Delete, KE, ID, AUTH,
- *    CERT): the reader and the writer agree on every accepted input; the
+ *    CERT, CP): the reader and the writer agree on every accepted input; the
  *    chain's SIGNATURE_HASH_ALGORITHMS read as found, absent or malformed;
  *  - reassembly holds no more than its buffer and GOSTX_IKE_FRAG_MAX
  *    fragments, a refused fragment leaves the set as it was, and a complete
@@ -89,6 +89,19 @@ static void ts_round_trip(const gostx_ike_payload *p) {
   ASSERT(!memcmp(a.ts, b.ts, a.n * sizeof a.ts[0]));
 }
 
+static void cp_round_trip(const gostx_ike_payload *p, gostx_ike_writer *w) {
+  static gostx_ike_cp a, b;
+  const int rc = gostx__ike_cp_read(p->body, p->len, &a);
+  ASSERT(rc == GOSTX_OK || rc == GOSTX_EFORMAT || rc == GOSTX_EUNSUP);
+  if (rc != GOSTX_OK) return;
+  ASSERT(a.n <= GOSTX_IKE_CP_MAX_ATTRS && gostx__ike_cp_valid(&a) == GOSTX_OK);
+  gostx__ike_w_cp(w, &a);
+  size_t l;
+  const uint8_t *body = written(w, &l);
+  ASSERT(gostx__ike_cp_read(body, l, &b) == GOSTX_OK && b.n == a.n && !b.skipped);
+  ASSERT(b.cfg_type == a.cfg_type && !memcmp(a.a, b.a, a.n * sizeof a.a[0]));
+}
+
 static void small_round_trip(const gostx_ike_payload *p) {
   static uint8_t buf[70000];
   gostx_ike_writer w;
@@ -139,6 +152,9 @@ static void small_round_trip(const gostx_ike_payload *p) {
     break;
   case GOSTX_IKE_PT_NONCE:
     (void)gostx__ike_nonce_read(p->body, p->len);
+    break;
+  case GOSTX_IKE_PT_CP:
+    cp_round_trip(p, &w);
     break;
   }
 }
