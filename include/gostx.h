@@ -4,6 +4,7 @@
 #define GOSTX_H
 
 #include "gostx/common.h"
+#include "gostx/base64.h"
 #include "gostx/cipher.h"
 #include "gostx/modes.h"
 #include "gostx/aead.h"

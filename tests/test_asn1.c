@@ -318,24 +318,75 @@ static void base64_pieces(void) {
   char text[200], pem[400];
   for (size_t n = 0; n <= sizeof in; n++) {
     for (size_t i = 0; i < n; i++) in[i] = (uint8_t)(i * 37 + n);
-    size_t len = gostx__b64_encode(in, n, text), pem_len;
+    size_t len = gostx_base64_encode(in, n, text), pem_len;
     CHECK(len == (n + 2) / 3 * 4, "%zu bytes: %zu characters", n, len);
     CHECK(gostx__pem_write("X", in, n, pem, sizeof pem, &pem_len) == 0 && (n > 48 || !memcmp(pem + 18, text, len)),
           "%zu bytes: the characters gostx__pem_write writes", n);
     for (size_t cut = 0; cut <= len; cut += 3) {
-      gostx__b64 d = {0, 0, 0};
+      gostx_base64 d = {0, 0, 0};
       size_t a = 0, b = 0;
-      int rc = gostx__b64_decode(&d, text, cut, out, &a) | gostx__b64_decode(&d, text + cut, len - cut, out + a, &b);
+      int rc = gostx_base64_decode(&d, text, cut, out, &a) | gostx_base64_decode(&d, text + cut, len - cut, out + a, &b);
       CHECK(rc == 0 && a + b == n && !memcmp(out, in, n) && d.nbits == 0, "%zu bytes cut at %zu: back", n, cut);
     }
   }
-  gostx__b64 d = {0, 0, 0};
+  gostx_base64 d = {0, 0, 0};
   size_t got;
-  CHECK(gostx__b64_decode(&d, "QU*=", 4, out, &got) == GOSTX_EFORMAT, "a character not base64");
-  d = (gostx__b64){0, 0, 0};
-  CHECK(gostx__b64_decode(&d, "QQ=A", 4, out, &got) == GOSTX_EFORMAT, "a character after '='");
-  d = (gostx__b64){0, 0, 0};
-  CHECK(gostx__b64_decode(&d, "QUJ", 3, out, &got) == 0 && got == 2 && d.nbits, "three characters: mid-byte");
+  CHECK(gostx_base64_decode(&d, "QU*=", 4, out, &got) == GOSTX_EFORMAT, "a character not base64");
+  d = (gostx_base64){0, 0, 0};
+  CHECK(gostx_base64_decode(&d, "QQ=A", 4, out, &got) == GOSTX_EFORMAT, "a character after '='");
+  d = (gostx_base64){0, 0, 0};
+  CHECK(gostx_base64_decode(&d, "QUJ", 3, out, &got) == 0 && got == 2 && d.nbits, "three characters: mid-byte");
+  d = (gostx_base64){0, 0, 0};
+  CHECK(gostx_base64_decode(&d, "QQ==", 4, out, &got) == 0 && got == 1 && !d.nbits, "'=' ends the byte");
+  d = (gostx_base64){0, 0, 0};
+  CHECK(gostx_base64_decode(&d, "QQ=", 3, out, &got) == 0 && gostx_base64_decode(&d, "A", 1, out, &got),
+        "a character after '=' of an earlier piece");
+  d = (gostx_base64){0, 0, 0};
+  CHECK(gostx_base64_decode(&d, "QU\nJD", 5, out, &got) == GOSTX_EFORMAT, "a line end inside");
+  CHECK(gostx_base64_decode(NULL, "QQ==", 4, out, &got) == GOSTX_EINVAL && gostx_base64_encode(NULL, 1, text) == 0,
+        "NULL");
+}
+
+/* RFC 4648 section 10's vectors, both ways, through the public names and
+ * gostx/cms.h's earlier ones; then every character of section 4's table,
+ * from the 64 values packed into 48 bytes. */
+static void base64_rfc4648(void) {
+  static const char *const v[][2] = {{"", ""},         {"f", "Zg=="},     {"fo", "Zm8="},
+                                     {"foo", "Zm9v"},  {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+                                     {"foobar", "Zm9vYmFy"}};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    const uint8_t *in = (const uint8_t *)v[i][0];
+    size_t n = strlen(v[i][0]), len = strlen(v[i][1]), got = 99, got2 = 99;
+    char text[16], text2[16];
+    uint8_t out[16], out2[16];
+    CHECK(gostx_base64_encode(in, n, text) == len && !memcmp(text, v[i][1], len), "encode \"%s\"", v[i][0]);
+    CHECK(gostx_cms_base64_encode(in, n, text2) == len && !memcmp(text2, text, len), "the alias encodes \"%s\"",
+          v[i][0]);
+    gostx_base64 d = {0, 0, 0};
+    gostx_cms_base64 d2 = {0, 0, 0};
+    CHECK(gostx_base64_decode(&d, v[i][1], len, out, &got) == 0 && got == n && !memcmp(out, in, n) && !d.nbits,
+          "decode %s", v[i][1]);
+    CHECK(gostx_cms_base64_decode(&d2, v[i][1], len, out2, &got2) == 0 && got2 == n && !memcmp(out2, in, n),
+          "the alias decodes %s", v[i][1]);
+  }
+  static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint8_t packed[48], back[48];
+  for (unsigned g = 0; g < 16; g++) { /* values 4g .. 4g+3 as three bytes */
+    uint32_t w = (4 * g) << 18 | (4 * g + 1) << 12 | (4 * g + 2) << 6 | (4 * g + 3);
+    packed[3 * g] = (uint8_t)(w >> 16), packed[3 * g + 1] = (uint8_t)(w >> 8), packed[3 * g + 2] = (uint8_t)w;
+  }
+  char text[64];
+  size_t got;
+  CHECK(gostx_base64_encode(packed, 48, text) == 64 && !memcmp(text, table, 64), "section 4's table, encoded");
+  gostx_base64 d = {0, 0, 0};
+  CHECK(gostx_base64_decode(&d, table, 64, back, &got) == 0 && got == 48 && !memcmp(back, packed, 48),
+        "section 4's table, decoded");
+  for (int c = 0; c < 256; c++) { /* every other byte refused */
+    char one[4] = {'Q', 'Q', 'Q', (char)c};
+    d = (gostx_base64){0, 0, 0};
+    int rc = gostx_base64_decode(&d, one, 4, back, &got);
+    CHECK((rc == 0) == (c == '=' || (c && strchr(table, c))), "the byte %d", c);
+  }
 }
 
 int main(void) {
@@ -348,5 +399,6 @@ int main(void) {
   integers();
   pem();
   base64_pieces();
+  base64_rfc4648();
   return t_done();
 }

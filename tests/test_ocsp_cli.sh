@@ -94,6 +94,22 @@ for r in get ka1; do
   "$G" ocsp -issuer ca.pem -cert leaf1.pem -cert leaf2.pem -cert leaf3.pem -no_nonce -respin $r.der > $r.out 2>&1
   check "$r: the statuses" [ "$(statuses $r.out)" = "$want" ]
 done
+# the GET form's base64 (RFC 4648 through gostx/base64.h), what it takes
+# and refuses: a path that decodes gets malformedRequest (200), one that
+# does not 400
+cat > get_b64.py <<'PY'
+import http.client, sys
+from gostx_test_time import bound
+for path in sys.argv[2:]:
+    c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=bound(10))
+    c.request("GET", "/" + path)
+    print(path, c.getresponse().status)
+PY
+taken="Zg== Zg= Zg Zh== Z %3D%3D Zm9v Zm%2B%2F Zm9+ Zm9vYg%3D%3D"
+refused="Zg=== Zg==A Zg=A Zm9v%0A Zm9v%20 Zm-_ Zm9v%00 Zm9v%2A Zm9v%C3%A9"
+timeout "$(bound 20)" python3 get_b64.py "$port" $taken $refused > get_b64.out 2>&1 || sed 's/^/  /' get_b64.out
+for p in $taken; do check "GET base64 $p: taken" grep -qx -- "$p 200" get_b64.out; done
+for p in $refused; do check "GET base64 $p: refused" grep -qx -- "$p 400" get_b64.out; done
 ask alive
 check "the responder lives on" [ "$rc:$(statuses alive.out)" = "0:$want" ]
 # connections that send nothing, half a request, or wait after a reply

@@ -57,7 +57,7 @@ typedef struct cms_stream_in {
   cli_in in;
   int pem, done, failed;
   int pkcs7; /* the BEGIN line's label: PKCS7, else CMS */
-  gostx_cms_base64 b64; /* lib/cms's decoder, carried from line to line */
+  gostx_base64 b64; /* gostx/base64.h's decoder, carried from line to line */
   char line[1024];
   uint8_t dec[768];
   size_t dlen, dpos;

@@ -39,7 +39,7 @@ static int pem_line(cms_stream_in *s) {
     return 0;
   }
   s->dpos = 0;
-  if (gostx_cms_base64_decode(&s->b64, s->line, len, s->dec, &s->dlen)) return bad_pem(s, "not base64");
+  if (gostx_base64_decode(&s->b64, s->line, len, s->dec, &s->dlen)) return bad_pem(s, "not base64");
   return 0;
 }
 

@@ -5,10 +5,10 @@
 
 #include "cms_cli.h"
 
-/* One line of up to 48 bytes as base64 (lib/cms's) and "\n". */
+/* One line of up to 48 bytes as base64 (gostx/base64.h) and "\n". */
 static int pem_line(cms_stream_out *s) {
   char line[66];
-  size_t n = gostx_cms_base64_encode(s->hold, s->held, line);
+  size_t n = gostx_base64_encode(s->hold, s->held, line);
   line[n++] = '\n';
   s->held = 0;
   return cli_out_write(&s->out, line, n);

@@ -192,28 +192,15 @@ fail:
   return CLI_EXIT_FAIL;
 }
 
-/* RFC 4648 base64 (the GET form): 0 and *n, or -1. */
+/* RFC 4648 base64 (the GET form) through gostx/base64.h: 0 and *n, or -1.
+ * Refused: another character, one after '=', more than two '=', more
+ * bytes than cap; bits left over at the end are dropped. */
 static int b64_decode(const char *s, size_t len, uint8_t *out, size_t cap, size_t *n) {
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t o = 0, pad = 0;
-  for (size_t i = 0; i < len; i++) {
-    char c = s[i];
-    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
-            : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : c == '=' ? -2 : -1;
-    if (v == -1 || (pad && v != -2)) return -1;
-    if (v == -2) {
-      pad++;
-      continue;
-    }
-    acc = acc << 6 | (uint32_t)v, bits += 6;
-    if (bits >= 8) {
-      if (o == cap) return -1;
-      out[o++] = (uint8_t)(acc >> (bits - 8)), bits -= 8;
-    }
-  }
-  *n = o;
-  return pad > 2 ? -1 : 0;
+  size_t pad = 0;
+  for (size_t i = 0; i < len; i++) pad += s[i] == '=';
+  gostx_base64 d = {0, 0, 0};
+  if (pad > 2 || (len - pad) * 6 / 8 > cap) return -1; /* what the decoder writes, exactly */
+  return gostx_base64_decode(&d, s, len, out, n) ? -1 : 0;
 }
 
 /* %XX decoded in place: the new length, or -1. */

@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 
+#include "base64.h"
 #include "common.h"
 #include "gost3410.h"
 #include "hash.h"
@@ -590,19 +591,9 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_pem_read(const char *text, size_t len, 
 GOSTX_API int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap,
                                   size_t *out_len);
 
-/* PEM made or read in pieces (a streamed message, a line at a time: gostx
- * cms), over the same base64 as the calls above. Encoding: in[n] as
- * 4 * ceil(n / 3) characters into out, padded; their count. Decoding:
- * s[n] (base64 characters and '=' only, no line end) into out (room for
- * n * 3 / 4 + 1 bytes), *out_len bytes, a group cut by the piece's end
- * carried in d (zeroed first) to the next; GOSTX_EFORMAT for another
- * character or one after '='. d->nbits nonzero after the last piece: the
- * base64 ended mid-byte. */
-typedef struct gostx_cms_base64 {
-  uint32_t bits;
-  unsigned nbits;
-  int pad;
-} gostx_cms_base64;
+/* The earlier names of gostx/base64.h's calls and decoder, kept as
+ * aliases: each call is the same call there, one line. */
+typedef gostx_base64 gostx_cms_base64;
 GOSTX_API size_t gostx_cms_base64_encode(const uint8_t *in, size_t n, char *out);
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_base64_decode(gostx_cms_base64 *d, const char *s, size_t n,
                                                         uint8_t *out, size_t *out_len);

@@ -9,6 +9,7 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 
+#include <gostx/base64.h>
 #include <gostx/gost94.h>
 #include <gostx/hash.h>
 
@@ -239,46 +240,33 @@ size_t xd_hash_final(xd_hash *h, uint8_t *out) {
   return gostx_streebog_final(&h->u.s, out) ? 0 : (size_t)h->alg;
 }
 
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
+/* XML's base64 through gostx/base64.h: white space between the characters
+ * skipped (each run between it a piece), then what the decoder leaves to
+ * its caller: at most two '=', no character alone in its last group, that
+ * group's unused bits zero. */
 char *xd_b64_encode(const uint8_t *p, size_t len) {
-  char *s = malloc(4 * ((len + 2) / 3) + 1), *o = s;
-  if (!s) return NULL;
-  for (size_t i = 0; i < len; i += 3) {
-    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0) |
-                 (i + 2 < len ? p[i + 2] : 0);
-    *o++ = B64[v >> 18];
-    *o++ = B64[v >> 12 & 63];
-    *o++ = i + 1 < len ? B64[v >> 6 & 63] : '=';
-    *o++ = i + 2 < len ? B64[v & 63] : '=';
-  }
-  *o = 0;
+  char *s = malloc(4 * ((len + 2) / 3) + 1);
+  if (s) s[gostx_base64_encode(p, len, s)] = 0;
   return s;
 }
 
+static int xml_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
 long xd_b64_decode(const char *s, uint8_t *out, size_t cap) {
-  uint32_t acc = 0;
-  int bits = 0, pad = 0;
-  size_t n = 0;
-  for (; *s; s++) {
-    char c = *s;
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
-    if (c == '=') {
-      pad++;
-      continue;
-    }
-    const char *q = pad ? NULL : strchr(B64, c);
-    if (!q || !c) return -1; /* a character after '=' or not base64 */
-    acc = acc << 6 | (uint32_t)(q - B64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      if (n == cap) return -1;
-      out[n++] = (uint8_t)(acc >> bits);
-    }
+  size_t chars = 0, pad = 0, n = 0, got;
+  for (const char *c = s; *c; c++) chars += !xml_space(*c), pad += *c == '=';
+  if (pad > 2 || (chars - pad) * 6 / 8 > cap) return -1; /* room for what the decoder writes */
+  gostx_base64 d = {0, 0, 0};
+  while (*s) {
+    size_t run = 0;
+    while (s[run] && !xml_space(s[run])) run++;
+    if (run && gostx_base64_decode(&d, s, run, out + n, &got)) return -1;
+    n += run ? got : 0;
+    s += run;
+    while (xml_space(*s)) s++;
   }
-  if (pad > 2 || bits >= 6 || (acc & ((1u << bits) - 1))) return -1;
-  return (long)n;
+  unsigned left = (unsigned)((chars - pad) * 6 % 8); /* bits past the last whole byte */
+  return left >= 6 || (d.bits & ((1u << left) - 1)) ? -1 : (long)n;
 }
 
 char *xd_text(xmlNodePtr n) { return (char *)xmlNodeGetContent(n); }

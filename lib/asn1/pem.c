@@ -33,8 +33,10 @@ static uint32_t b64_value(uint32_t c) {
   return v | ~ok;
 }
 
-size_t gostx__b64_encode(const uint8_t *in, size_t n, char *out) {
+/* gostx/base64.h */
+size_t gostx_base64_encode(const uint8_t *in, size_t n, char *out) {
   size_t o = 0;
+  if (!in || !out) return 0;
   for (size_t i = 0; i < n; i += 3) {
     uint32_t rest = (uint32_t)(n - i), w = (uint32_t)in[i] << 16;
     if (rest > 1) w |= (uint32_t)in[i + 1] << 8;
@@ -47,8 +49,9 @@ size_t gostx__b64_encode(const uint8_t *in, size_t n, char *out) {
   return o;
 }
 
-int gostx__b64_decode(gostx__b64 *d, const char *s, size_t n, uint8_t *out, size_t *out_len) {
+int gostx_base64_decode(gostx_base64 *d, const char *s, size_t n, uint8_t *out, size_t *out_len) {
   uint32_t bad = 0;
+  if (!d || (!s && n) || !out || !out_len) return GOSTX_EINVAL;
   *out_len = 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '=') { /* the padding: public layout */
@@ -72,7 +75,7 @@ int gostx__pem_write(const char *label, const uint8_t *der, size_t der_len, char
   if (!out || cap < need + 1) return GOSTX_ELEN;
   size_t n = (size_t)snprintf(out, cap, "-----BEGIN %s-----\n", label);
   for (size_t i = 0; i < der_len; i += 48) { /* 64-character lines */
-    n += gostx__b64_encode(der + i, der_len - i < 48 ? der_len - i : 48, out + n);
+    n += gostx_base64_encode(der + i, der_len - i < 48 ? der_len - i : 48, out + n);
     if (i + 48 < der_len) out[n++] = '\n';
   }
   n += (size_t)snprintf(out + n, cap - n, "\n-----END %s-----\n", label);

@@ -2,7 +2,8 @@
  * (keys, certificates, and what comes next). The base64 may carry a private
  * key, so characters are mapped with arithmetic on masks, not tables or
  * branches on the character; only the line layout (public) steers control
- * flow. Not installed. */
+ * flow. Not installed; the base64 alone is public (gostx/base64.h, defined
+ * in pem.c beside the mapping). */
 #ifndef GOSTX_ASN1_PEM_H
 #define GOSTX_ASN1_PEM_H
 
@@ -35,21 +36,5 @@ int gostx__pem_block(const char *s, size_t n, size_t *pos, const char *label, ui
  * also when out is NULL or cap too small (GOSTX_ELEN then). */
 int gostx__pem_write(const char *label, const uint8_t *der, size_t der_len, char *out, size_t cap,
                      size_t *out_len);
-
-/* Base64 alone, for PEM made or read in pieces (a streamed message, a
- * line at a time): in[n] as 4 * ceil(n / 3) characters, padded: their
- * count. */
-size_t gostx__b64_encode(const uint8_t *in, size_t n, char *out);
-/* A decoder carried across pieces: s[n] (base64 characters and '=' only)
- * decoded into out (room for n * 3 / 4 + 1 bytes), *out_len bytes;
- * GOSTX_EFORMAT for another character or one after '='. Bits of a group
- * cut by the piece's end carry to the next; d->nbits nonzero at the end:
- * the base64 ended mid-byte. */
-typedef struct gostx__b64 {
-  uint32_t bits;
-  unsigned nbits;
-  int pad;
-} gostx__b64;
-int gostx__b64_decode(gostx__b64 *d, const char *s, size_t n, uint8_t *out, size_t *out_len);
 
 #endif

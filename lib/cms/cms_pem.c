@@ -17,14 +17,11 @@ int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t ca
   return gostx__pem_write("CMS", der, der_len, out, cap, out_len);
 }
 
+/* cms.h's earlier names of gostx/base64.h's calls */
 size_t gostx_cms_base64_encode(const uint8_t *in, size_t n, char *out) {
-  return in && out ? gostx__b64_encode(in, n, out) : 0;
+  return gostx_base64_encode(in, n, out);
 }
 
 int gostx_cms_base64_decode(gostx_cms_base64 *d, const char *s, size_t n, uint8_t *out, size_t *out_len) {
-  if (!d || (!s && n) || !out || !out_len) return GOSTX_EINVAL;
-  gostx__b64 b = {d->bits, d->nbits, d->pad};
-  int rc = gostx__b64_decode(&b, s, n, out, out_len);
-  d->bits = b.bits, d->nbits = b.nbits, d->pad = b.pad;
-  return rc;
+  return gostx_base64_decode(d, s, n, out, out_len);
 }

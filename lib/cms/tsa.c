@@ -203,24 +203,11 @@ static int write_tst_info(const gostx_tsa_params *p, const gostx_tsa_query *q, c
   return rc == GOSTX_ELEN ? GOSTX_EUNSUP : rc;
 }
 
-/* The DER length field of len: its bytes into h (up to 5), their count. */
-static size_t length_field(size_t len, uint8_t h[5]) {
-  if (len < 0x80) {
-    h[0] = (uint8_t)len;
-    return 1;
-  }
-  size_t n = 0;
-  for (size_t v = len; v; v >>= 8) n++;
-  h[0] = (uint8_t)(0x80 | n);
-  for (size_t i = 0; i < n; i++) h[1 + i] = (uint8_t)(len >> (8 * (n - 1 - i)));
-  return 1 + n;
-}
-
 int gostx_tsa_reply(const gostx_tsa_params *p, const gostx_tsa_query *q, const uint8_t *serial,
                     size_t serial_len, int64_t gen_time, uint32_t millis, uint8_t *out, size_t cap,
                     size_t *out_len) {
   static const uint8_t granted[] = {0x30, 0x03, 0x02, 0x01, 0x00}; /* PKIStatusInfo { granted } */
-  uint8_t info[TSTINFO_MAX], lf[5];
+  uint8_t info[TSTINFO_MAX], head[GOSTX__DER_HEADER_MAX];
   size_t info_len, tok_len;
   if (!p || !q || !out_len || !p->cert || !p->key || !q->message_imprint || !serial ||
       serial_len == 0 || serial_len > SERIAL_MAX || (p->n_chain && !p->chain) ||
@@ -238,7 +225,7 @@ int gostx_tsa_reply(const gostx_tsa_params *p, const gostx_tsa_query *q, const u
   if (rc) return rc;
   /* TimeStampResp ::= SEQUENCE { status, timeStampToken }: the token is
    * signed into its place after the header */
-  size_t body = sizeof granted + tok_len, hdr = 1 + length_field(body, lf);
+  size_t body = sizeof granted + tok_len, hdr = gostx__der_header(head, GOSTX__DER_SEQ, body);
   if (!out || cap < hdr + body) {
     *out_len = hdr + body;
     return out ? GOSTX_ELEN : 0;
@@ -246,8 +233,7 @@ int gostx_tsa_reply(const gostx_tsa_params *p, const gostx_tsa_query *q, const u
   rc = gostx__cms_sign_typed(&signer, 1, &sp, tst, NULL, info, info_len, out + hdr + sizeof granted,
                              cap - hdr - sizeof granted, &tok_len);
   if (rc) return rc; /* the key's failure (an external key's): no length handed back */
-  out[0] = GOSTX__DER_SEQ;
-  memcpy(out + 1, lf, hdr - 1);
+  memcpy(out, head, hdr);
   memcpy(out + hdr, granted, sizeof granted);
   *out_len = hdr + body;
   return 0;
