@@ -55,7 +55,8 @@ const char *http_field(const char *head, size_t len, const char *name, size_t *v
 /* POSTs body to url (http://HOST[:PORT][/PATH]) as ctype and returns the
  * body of a 200 reply (malloc'ed) in *resp; timeout in seconds for the
  * connect and each read and write. 0; CLI_EXIT_USAGE for a URL not of
- * that form; CLI_EXIT_FAIL. Messages start with who ("ocsp"). */
+ * that form; CLI_EXIT_FAIL. Messages start with who, the option it
+ * serves ("ocsp: -url", "cms: -enhance: -tsa"). */
 int http_post(const char *who, const char *url, const char *ctype, const uint8_t *body, size_t len,
               int timeout, uint8_t **resp, size_t *resp_len);
 
