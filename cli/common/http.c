@@ -28,23 +28,43 @@ static size_t token(const char *s, size_t n) {
   return i;
 }
 
-const char *http_field(const char *head, size_t len, const char *name, size_t *vlen) {
-  size_t nl = strlen(name);
-  const char *end = head + len, *eol = memmem(head, len, "\r\n", 2);
-  while (eol && eol + 2 < end) {
-    const char *l = eol + 2;
-    eol = memmem(l, (size_t)(end - l), "\r\n", 2);
-    const char *e = eol ? eol : end;
+/* Where the line at l ends (its CRLF), or end. */
+static const char *line_end(const char *l, const char *end) {
+  for (const char *p = l; (p = memchr(p, '\r', (size_t)(end - p))) && p + 1 < end; p++)
+    if (p[1] == '\n') return p;
+  return end;
+}
+
+/* Line l..e as field name (nl bytes): 1 with its value, blanks around it
+ * dropped, in *v and *vn; else 0. */
+static int field_of(const char *l, const char *e, const char *name, size_t nl, const char **v, size_t *vn) {
+  if ((size_t)(e - l) <= nl || l[nl] != ':' || strncasecmp(l, name, nl)) return 0;
+  l += nl + 1;
+  while (l < e && (*l == ' ' || *l == '\t')) l++;
+  while (e > l && (e[-1] == ' ' || e[-1] == '\t')) e--;
+  *v = l, *vn = (size_t)(e - l);
+  return 1;
+}
+
+/* The first value of each of names[0..n) among the field lines of
+ * head[0..len) (after its first line, up to a blank one): one pass. */
+static void fields(const char *head, size_t len, const char *const *names, size_t n, const char **v,
+                   size_t *vn) {
+  const char *end = head + len, *l = line_end(head, end);
+  for (size_t k = 0; k < n; k++) v[k] = NULL;
+  while (l + 2 < end) {
+    const char *e = line_end(l += 2, end);
     if (e == l) break; /* the blank line: the head's end */
-    if ((size_t)(e - l) > nl && l[nl] == ':' && !strncasecmp(l, name, nl)) {
-      const char *v = l + nl + 1;
-      while (v < e && (*v == ' ' || *v == '\t')) v++;
-      while (e > v && (e[-1] == ' ' || e[-1] == '\t')) e--;
-      *vlen = (size_t)(e - v);
-      return v;
-    }
+    for (size_t k = 0; k < n; k++)
+      if (!v[k] && field_of(l, e, names[k], strlen(names[k]), &v[k], &vn[k])) break;
+    l = e;
   }
-  return NULL;
+}
+
+const char *http_field(const char *head, size_t len, const char *name, size_t *vlen) {
+  const char *v;
+  fields(head, len, &name, 1, &v, vlen);
+  return v;
 }
 
 /* v[0..n) as a decimal length, saturating (a huge one is over any bound):
@@ -74,7 +94,7 @@ int http_req_parse(const uint8_t *in, size_t have, const http_rules *rules, http
   *q = (http_req){.used = have};
   const uint8_t *blank = memmem(in, have < HTTP_HEAD_MAX ? have : HTTP_HEAD_MAX, "\r\n\r\n", 4);
   if (!blank) return have < HTTP_HEAD_MAX ? 0 : refuse(q, 431, "Request Header Fields Too Large");
-  size_t hlen = (size_t)(blank - in) + 4, ll = (size_t)((const uint8_t *)memmem(in, hlen, "\r\n", 2) - in);
+  size_t hlen = (size_t)(blank - in) + 4, ll = (size_t)(line_end(s, s + hlen) - s);
   /* METHOD SP TARGET SP HTTP/1.N, each part bounded */
   size_t m = token(s, ll), t = m < ll ? token(s + m + 1, ll - m - 1) : 0;
   const char *v = s + m + 1 + t + 1;
@@ -85,22 +105,21 @@ int http_req_parse(const uint8_t *in, size_t have, const http_rules *rules, http
   q->method = m == 3 && !memcmp(s, "GET", 3) ? HTTP_GET : m == 4 && !memcmp(s, "POST", 4) ? HTTP_POST : 0;
   if (!(q->method & rules->methods)) return refuse(q, 405, "Method Not Allowed");
   q->target = s + m + 1, q->target_len = t;
-  size_t n;
-  const char *f;
+  static const char *const names[] = {"Content-Type", "Content-Length", "Connection"};
+  const char *f[3];
+  size_t n[3] = {0};
+  fields(s, hlen, names, 3, f, n);
   if (q->method == HTTP_POST && rules->post_type) {
     size_t tl = strlen(rules->post_type);
-    f = http_field(s, hlen, "Content-Type", &n);
-    if (!f || n < tl || strncasecmp(f, rules->post_type, tl) || (n > tl && f[tl] != ';'))
+    if (!f[0] || n[0] < tl || strncasecmp(f[0], rules->post_type, tl) || (n[0] > tl && f[0][tl] != ';'))
       return refuse(q, 415, "Unsupported Media Type");
   }
   uint64_t cl = 0;
-  f = http_field(s, hlen, "Content-Length", &n);
-  if ((!f || !n) && q->method == HTTP_POST) return refuse(q, 411, "Length Required");
-  if (f && n && length_value(f, n, &cl)) return refuse(q, 400, "Bad Request (Content-Length)");
+  if ((!f[1] || !n[1]) && q->method == HTTP_POST) return refuse(q, 411, "Length Required");
+  if (f[1] && n[1] && length_value(f[1], n[1], &cl)) return refuse(q, 400, "Bad Request (Content-Length)");
   if (cl > rules->body_max || cl > rules->max - hlen) return refuse(q, 413, "Payload Too Large");
   if (have - hlen < cl) return 0;
-  f = http_field(s, hlen, "Connection", &n);
-  q->keep = v[7] == '1' ? !is_value(f, n, "close") : is_value(f, n, "keep-alive");
+  q->keep = v[7] == '1' ? !is_value(f[2], n[2], "close") : is_value(f[2], n[2], "keep-alive");
   q->body = in + hlen, q->body_len = (size_t)cl;
   q->head_len = hlen, q->used = hlen + (size_t)cl;
   return 1;
