@@ -1,11 +1,12 @@
-/* gostx CLI helpers: option parsing, strict hex/number parsing, input
- * streams (output files: cli/common/out.c). */
+/* gostx CLI helpers: option parsing, strict hex/number parsing, the
+ * services' listening socket, input streams (output files:
+ * cli/common/out.c). */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
