@@ -85,6 +85,8 @@ run f2 cms -enhance -in good.xl -to XL1 -tsa-reply r2.tsr -CAfile ca.pem -outfor
 check "file mode: XL1 in place (-out = -in)" said 0 "^level: CAdES-X Long Type 1$" f2.err
 run f3 cms -enhance -in good.bes -to XL1 -CRLfile ca.crl -CAfile ca.pem -out x.sig
 check "no TSA: named, exit 2" said 2 "Signature timestamp is needed: -tsa URL" f3.err
+run u1 cms -enhance -in good.bes -to T -tsa "https://127.0.0.1:$tsa_port/" -CAfile ca.pem -out x.sig
+check "-tsa https://: the option named, exit 2" said 2 "^gostx: cms: -enhance: -tsa: https://.*(plain http only)" u1.err
 
 # the signature timestamp's TSA judged at the CAdES-C timestamp's time with
 # the CRL in revocation-values (same CA): revoked before it, -verify fails

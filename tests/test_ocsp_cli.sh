@@ -90,6 +90,10 @@ check "oversized: 413" grep -q "^oversized 413$" http.out
 check "PUT: 405" grep -q "^put 405$" http.out
 check "GET (RFC 6960 A.1)" grep -q "^get 200$" http.out
 check "keep-alive: two answers" grep -q "^keepalive 200$" http.out
+# the request parser's edges (cli/common/http.c), in bytes no client
+# library sends: tests/support/http_edges.txt, each status pinned
+timeout "$(bound 60)" python3 "$here/support/http_raw.py" "$port" req.der application/ocsp-request 1 > raw.out 2>&1
+check "the parser's edges: $(tr '\n' ' ' < raw.out)" grep -q "^[0-9]* cases as wanted$" raw.out
 for r in get ka1; do
   "$G" ocsp -issuer ca.pem -cert leaf1.pem -cert leaf2.pem -cert leaf3.pem -no_nonce -respin $r.der > $r.out 2>&1
   check "$r: the statuses" [ "$(statuses $r.out)" = "$want" ]

@@ -192,6 +192,10 @@ check "HTTP: another content type: 415" test "$(post q.tsq x text/plain | cut -d
 check "HTTP: GET: 405" test "$(post q.tsq x application/timestamp-query GET | cut -d' ' -f1)" = 405
 head -c 20000 /dev/zero >big
 check "HTTP: 20000 bytes: 413" test "$(post big x | cut -d' ' -f1)" = 413
+# the request parser's edges (cli/common/http.c), in bytes no client
+# library sends: tests/support/http_edges.txt, each status pinned
+timeout "$(bound 60)" python3 "$here/support/http_raw.py" "$port" q.tsq application/timestamp-query 2 > raw.out 2>&1
+check "HTTP: the parser's edges: $(tr '\n' ' ' < raw.out)" grep -q "^[0-9]* cases as wanted$" raw.out
 # many at once (4 workers)
 for i in $(seq 1 16); do post q.tsq "h$i.tsr" >/dev/null & done
 while [ "$(jobs -rp | grep -vc "^$serve_pid$")" -gt 0 ]; do sleep 0.05; done

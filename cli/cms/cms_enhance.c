@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../ocsp/ocsp_cli.h"
 #include "cms_enhance.h"
+#include "http.h"
 
 #define NET_TIMEOUT 20 /* seconds for each connect, read and write */
 
@@ -74,7 +74,8 @@ static int fetch_reply(enhance *e, const uint8_t *data, size_t len, const char *
     cli_err("cms: -enhance: %s: the request: %s", what, gostx_strerror(GOSTX_ELEN));
     return CLI_EXIT_FAIL;
   }
-  if (a->tsa_url) return ocsp_http_post_as(a->tsa_url, "application/timestamp-query", req, req_len, NET_TIMEOUT, reply, reply_len);
+  if (a->tsa_url) return http_post("cms: -enhance: -tsa", a->tsa_url, "application/timestamp-query", req, req_len, NET_TIMEOUT,
+                                    reply, reply_len);
   if (a->tsa_query) {
     int rc = cli_write_file(a->tsa_query, req, req_len, 0);
     if (!rc) {
@@ -134,7 +135,8 @@ int enhance_ask_ocsp(enhance *e, const gostx_x509_cert *cert, const gostx_x509_c
     cli_err("cms: -enhance: -ocsp: the request could not be made");
     return CLI_EXIT_FAIL;
   }
-  int rc = ocsp_http_post(e->a->ocsp_url, der, len, NET_TIMEOUT, &resp, &resp_len);
+  int rc = http_post("cms: -enhance: -ocsp", e->a->ocsp_url, "application/ocsp-request", der, len, NET_TIMEOUT,
+                     &resp, &resp_len);
   if (rc) return rc;
   if ((rc = cli_add_ocsp(e->a->ocsp_url, e->ocsps, resp, resp_len))) return rc;
   gostx_ocsp_check_opts o;

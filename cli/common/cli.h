@@ -115,6 +115,14 @@ void cli_hex_str(const uint8_t *p, size_t len, char *out);
 /* Frees a key buffer after wiping it. */
 void cli_free_secret(uint8_t *p, size_t len);
 
+/* ---- sockets (cli/common/util.c) ---- */
+struct sockaddr;
+/* A TCP socket listening on sa (non-blocking, close-on-exec, the address
+ * reusable at once; defer_s > 0: accepted once the first bytes are in,
+ * TCP_DEFER_ACCEPT): its descriptor, or -1 with errno, nothing left open.
+ * The services' one (ocsp -port, ts serve, tls serve/connect). */
+int cli_listen(const struct sockaddr *sa, unsigned len, int backlog, int defer_s);
+
 /* ---- secrets (cli/common/secret.c) ---- */
 #define CLI_PASS_MAX 1024
 /* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy

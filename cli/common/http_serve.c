@@ -103,7 +103,8 @@ static int want(worker *w, conn *c, uint32_t events) {
   return 0;
 }
 
-static void listen_on(worker *w, int on) {
+/* The listening socket in (on) or out of the worker's epoll set. */
+static void accepting(worker *w, int on) {
   struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &listen_tag};
   if (on != w->listening && !epoll_ctl(w->ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->s->listen_fd, &ev))
     w->listening = on;
@@ -238,7 +239,7 @@ static void on_writable(worker *w, conn *c) {
 static void accept_some(worker *w) {
   for (int i = 0; i < ACCEPT_BATCH; i++) {
     if (w->n == CONN_MAX) { /* back at the next sweep */
-      listen_on(w, 0);
+      accepting(w, 0);
       return;
     }
     int fd = accept4(w->s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -246,12 +247,12 @@ static void accept_some(worker *w) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       /* EAGAIN: another worker took it. Out of descriptors or memory: this
        * worker stops accepting until its next sweep, a second on */
-      if (errno != EAGAIN && errno != EWOULDBLOCK) listen_on(w, 0);
+      if (errno != EAGAIN && errno != EWOULDBLOCK) accepting(w, 0);
       return;
     }
     conn *c = conn_open(w, fd);
     if (!c) { /* out of memory: as out of descriptors above */
-      listen_on(w, 0);
+      accepting(w, 0);
       return;
     }
     on_readable(w, c); /* its bytes are most likely there */
@@ -262,7 +263,7 @@ static void accept_some(worker *w) {
 static void sweep(worker *w) {
   for (size_t i = w->n; i-- > 0;)
     if (w->conns[i]->deadline <= w->now) conn_close(w, w->conns[i]);
-  if (w->n < CONN_MAX) listen_on(w, 1);
+  if (w->n < CONN_MAX) accepting(w, 1);
 }
 
 void *http_serve_worker(void *arg) {
@@ -277,7 +278,7 @@ void *http_serve_worker(void *arg) {
   w.rbuf = must(malloc(s->request_max));
   w.conns = must(malloc(CONN_MAX * sizeof *w.conns));
   w.now = now_seconds();
-  listen_on(&w, 1);
+  accepting(&w, 1);
   if (s->stop_fd >= 0) {
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &stop_tag};
     epoll_ctl(w.ep, EPOLL_CTL_ADD, s->stop_fd, &ev);

@@ -1,10 +1,14 @@
-/* gostx CLI helpers: option parsing, strict hex/number parsing, input
- * streams (output files: cli/common/out.c). */
+/* gostx CLI helpers: option parsing, strict hex/number parsing, the
+ * services' listening socket, input streams (output files:
+ * cli/common/out.c). */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -320,6 +324,22 @@ void cli_free_secret(uint8_t *p, size_t len) {
   if (!p) return;
   gostx_memzero(p, len);
   free(p);
+}
+
+/* ---- sockets ---- */
+
+int cli_listen(const struct sockaddr *sa, unsigned len, int backlog, int defer_s) {
+  int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+  if (fd < 0) return -1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (defer_s > 0) setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_s, sizeof defer_s);
+  if (bind(fd, sa, (socklen_t)len) || listen(fd, backlog)) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
 }
 
 /* ---- input ---- */

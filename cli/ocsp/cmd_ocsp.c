@@ -252,7 +252,8 @@ static int client(const client_opts *o) {
   }
   if (o->reqout && (rc = cli_write_file(o->reqout, der, der_len, 0))) goto done;
   if (o->respin) rc = read_file(o->respin, &resp, &resp_len);
-  else if (o->url) rc = ocsp_http_post(o->url, der, der_len, o->timeout, &resp, &resp_len);
+  else if (o->url)
+    rc = http_post("ocsp: -url", o->url, "application/ocsp-request", der, der_len, o->timeout, &resp, &resp_len);
   else goto done; /* a request written, nothing more asked */
   if (rc) goto done;
   if (o->respout && (rc = cli_write_file(o->respout, resp, resp_len, 0))) goto done;

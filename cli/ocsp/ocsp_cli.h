@@ -1,6 +1,7 @@
 /* gostx ocsp (cli/ocsp/): what its files share. cmd_ocsp.c is the command
- * (client and options), ocsp_serve.c the responder, ocsp_http.c HTTP/1.1
- * both ways; openssl ca's index.txt is read by cli/ca/index.c. */
+ * (client and options), ocsp_serve.c the responder, ocsp_http.c the
+ * responder's HTTP (RFC 6960 A.1 over cli/common/http.c's parser); openssl
+ * ca's index.txt is read by cli/ca/index.c. */
 #ifndef GOSTX_CLI_OCSP_H
 #define GOSTX_CLI_OCSP_H
 
@@ -8,18 +9,9 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "http.h"
 
-/* ---- HTTP (ocsp_http.c) ---- */
-/* POSTs req to url (http://host[:port][/path]) as application/ocsp-request
- * and returns the body of a 200 reply (malloc'ed) in *resp; timeout in
- * seconds for the connect and each read and write. 0 or CLI_EXIT_FAIL
- * after printing why. */
-int ocsp_http_post(const char *url, const uint8_t *req, size_t len, int timeout, uint8_t **resp,
-                   size_t *resp_len);
-/* The same with another Content-Type (a TSA's application/timestamp-query:
- * gostx cms -enhance -tsa URL). */
-int ocsp_http_post_as(const char *url, const char *ctype, const uint8_t *req, size_t len,
-                      int timeout, uint8_t **resp, size_t *resp_len);
+/* ---- HTTP (ocsp_http.c; the parser and the client: cli/common/http.c) ---- */
 /* One HTTP request from the bytes a connection sent, in[0..have) (the
  * most a request may take: cap): 1 a request, its DER in body (a POST's
  * body in in, or a GET's base64 path decoded into dec[dec_cap]), *keep

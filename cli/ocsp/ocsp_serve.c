@@ -11,8 +11,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -167,7 +165,7 @@ static int handle(void *ctx, void *mem, const uint8_t *in, size_t have, size_t *
   return 1;
 }
 
-static int listen_on(const char *bind_addr, const char *port) {
+static int open_listener(const char *bind_addr, const char *port) {
   struct addrinfo hints = {0}, *ai;
   hints.ai_socktype = SOCK_STREAM, hints.ai_flags = AI_PASSIVE;
   int rc = getaddrinfo(bind_addr, port, &hints, &ai);
@@ -175,19 +173,10 @@ static int listen_on(const char *bind_addr, const char *port) {
     cli_err("ocsp: -port %s: %s", port, gai_strerror(rc));
     return -1;
   }
-  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1,
-      idle = IDLE_SECONDS;
-  if (fd >= 0) {
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    /* accept only once the request's first bytes are there: the worker
-     * reads it at once, with no wait in between */
-    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &idle, sizeof idle);
-  }
-  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 512)) {
-    cli_err("ocsp: listening on port %s: %s", port, strerror(errno));
-    if (fd >= 0) close(fd);
-    fd = -1;
-  }
+  /* accepted only once the request's first bytes are there: the worker
+   * reads it at once, with no wait in between */
+  int fd = cli_listen(ai->ai_addr, ai->ai_addrlen, 512, IDLE_SECONDS);
+  if (fd < 0) cli_err("ocsp: listening on port %s: %s", port, strerror(errno));
   freeaddrinfo(ai);
   return fd;
 }
@@ -268,7 +257,7 @@ int ocsp_responder(const ocsp_responder_opts *o) {
   }
   if (!o->port) return cli_usage("ocsp: a responder needs -port (or -reqin)");
   signal(SIGPIPE, SIG_IGN);
-  rs.listen_fd = listen_on(o->bind, o->port);
+  rs.listen_fd = open_listener(o->bind, o->port);
   if (rs.listen_fd < 0) return CLI_EXIT_FAIL;
   long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;

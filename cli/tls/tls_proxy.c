@@ -422,22 +422,6 @@ static void *worker_run(void *arg) {
   return NULL;
 }
 
-static int listen_on(struct tls_proxy *p) {
-  int fd = socket(p->listen.sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    cli_err("tls: socket: %s", strerror(errno));
-    return -1;
-  }
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(fd, (struct sockaddr *)&p->listen.sa, p->listen.len) < 0 || listen(fd, 1024) < 0) {
-    cli_err("tls: --listen %s: %s", p->listen.text, strerror(errno));
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 /* As many descriptors as the hard limit allows: two per connection. */
 static void raise_nofile(void) {
   struct rlimit rl;
@@ -455,8 +439,11 @@ static const char *proxy_form(const struct tls_proxy *p) {
  * they inherit its mask). 0, or CLI_EXIT_FAIL after printing, nothing left
  * open. */
 static int proxy_start(struct tls_proxy *p) {
-  p->listen_fd = listen_on(p);
-  if (p->listen_fd < 0) return CLI_EXIT_FAIL;
+  p->listen_fd = cli_listen((struct sockaddr *)&p->listen.sa, p->listen.len, 1024, 0);
+  if (p->listen_fd < 0) {
+    cli_err("tls: --listen %s: %s", p->listen.text, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
   p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   pthread_mutex_init(&p->reserve_mu, NULL);
   pthread_mutex_init(&p->sess_mu, NULL);

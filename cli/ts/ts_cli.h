@@ -6,20 +6,20 @@
 
 #include "../cert_build.h" /* cert_load_signing_key */
 #include "cli.h"
+#include "http.h"
 #include "gostx/tsa.h"
 
 /* The bytes a query may have (a TimeStampReq is about a hundred). */
 #define TS_QUERY_MAX (16 * 1024)
 /* The bytes a reply may have (a token with a chain of certificates). */
 #define TS_REPLY_MAX (64 * 1024)
-/* serve's HTTP request (ts_serve.c): in[0..have) holds what a
- * connection sent. 1: a whole POST of an application/timestamp-query,
- * the query at *query, *len bytes; 0: not whole yet; else the HTTP status
- * to refuse with (400, 405, 411, 413, 415, 431) and *why its text. head
- * (TS_HTTP_HEAD_MAX bytes) receives the request's head. */
-#define TS_HTTP_HEAD_MAX 8192
-int ts_http_parse(const uint8_t *in, size_t have, char *head, const uint8_t **query, size_t *len,
-                  const char **why);
+/* serve's HTTP request (ts_serve.c, over cli/common/http.c's parser):
+ * in[0..have) holds what a connection sent. 1: a whole POST of an
+ * application/timestamp-query, the query at *query, *len bytes; 0: not
+ * whole yet; else the HTTP status to refuse with (400, 405, 411, 413, 415,
+ * 431) and *why its text. A request is at most TS_REQUEST_MAX bytes. */
+#define TS_REQUEST_MAX (HTTP_HEAD_MAX + TS_QUERY_MAX)
+int ts_http_parse(const uint8_t *in, size_t have, const uint8_t **query, size_t *len, const char **why);
 
 typedef struct ts_args {
   int op;                                   /* T_QUERY, T_REPLY, T_VERIFY */

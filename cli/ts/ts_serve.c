@@ -8,7 +8,6 @@
  * SIGTERM or SIGINT stops them (a request being answered is finished,
  * connections still sending theirs are closed). The serial file is
  * shared under its lock (ts_serial_next), with other processes too. */
-#define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -16,7 +15,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +56,6 @@ static void serve_help(void) {
 
 /* A worker's memory (http_serve takes it once). */
 typedef struct ts_scratch {
-  char head[TS_HTTP_HEAD_MAX]; /* the request's head, NUL-terminated */
   char reply_head[320];
   uint8_t out[TS_REPLY_MAX];
 } ts_scratch;
@@ -76,47 +73,15 @@ static int http_error(ts_scratch *m, http_reply *r, int code, const char *why) {
   return 1;
 }
 
-/* The value of header name in the head (lines after the request line),
- * its length in *len; NULL when absent. */
-static const char *header(const char *head, const char *name, size_t *len) {
-  size_t nl = strlen(name);
-  for (const char *l = strstr(head, "\r\n"); l && l[2]; l = strstr(l + 2, "\r\n")) {
-    const char *h = l + 2;
-    if (!strncasecmp(h, name, nl) && h[nl] == ':') {
-      h += nl + 1;
-      while (*h == ' ' || *h == '\t') h++;
-      *len = strcspn(h, "\r");
-      while (*len && (h[*len - 1] == ' ' || h[*len - 1] == '\t')) (*len)--;
-      return h;
-    }
-  }
-  return NULL;
-}
-
-int ts_http_parse(const uint8_t *in, size_t have, char *head, const uint8_t **query, size_t *len,
-                  const char **why) {
-  size_t n;
-  const uint8_t *end = memmem(in, have < TS_HTTP_HEAD_MAX ? have : TS_HTTP_HEAD_MAX, "\r\n\r\n", 4);
-  if (!end) {
-    if (have < TS_HTTP_HEAD_MAX - 1) return 0;
-    return *why = "Request Header Fields Too Large", 431;
-  }
-  size_t hlen = (size_t)(end - in), body_at = hlen + 4;
-  memcpy(head, in, hlen), head[hlen] = 0;
-  if (strncmp(head, "POST ", 5)) return *why = "Method Not Allowed (POST a query)", 405;
-  const char *ct = header(head, "Content-Type", &n);
-  if (!ct || n < 27 || strncasecmp(ct, "application/timestamp-query", 27) || (n > 27 && ct[27] != ';'))
-    return *why = "Unsupported Media Type (application/timestamp-query)", 415;
-  const char *cl = header(head, "Content-Length", &n);
-  char num[24];
-  if (!cl || n == 0 || n >= sizeof num) return *why = "Length Required", 411;
-  memcpy(num, cl, n), num[n] = 0;
-  if (strspn(num, "0123456789") != n) return *why = "Bad Request (Content-Length)", 400;
-  uint64_t want = strtoull(num, NULL, 10);
-  if (want > TS_QUERY_MAX || have - body_at > want) return *why = "Payload Too Large", 413;
-  if (have - body_at < want) return 0;
-  *query = in + body_at, *len = (size_t)want;
-  return 1;
+int ts_http_parse(const uint8_t *in, size_t have, const uint8_t **query, size_t *len, const char **why) {
+  static const http_rules rules = {HTTP_POST, "application/timestamp-query", TS_REQUEST_MAX, TS_QUERY_MAX};
+  http_req q;
+  int st = http_req_parse(in, have, &rules, &q);
+  if (st == 1 && q.used < have) st = 413, q.why = "Payload Too Large"; /* one request a connection */
+  if (st == 405) q.why = "Method Not Allowed (POST a query)";
+  if (st == 415) q.why = "Unsupported Media Type (application/timestamp-query)";
+  *why = q.why, *query = q.body, *len = q.body_len;
+  return st;
 }
 
 /* http_serve's handler: one request per connection, answered once whole. */
@@ -128,7 +93,7 @@ static int handle(void *ctx, void *mem, const uint8_t *in, size_t have, size_t *
   size_t len, out_len;
   uint32_t fail = 0;
   *used = have;
-  int st = ts_http_parse(in, have, m->head, &query, &len, &why);
+  int st = ts_http_parse(in, have, &query, &len, &why);
   if (st != 1) return st ? http_error(m, r, st, why) : 0;
   if (ts_answer(&s->tsa, query, len, m->out, sizeof m->out, &out_len, &fail))
     return http_error(m, r, 500, "Internal Server Error");
@@ -143,19 +108,18 @@ static int handle(void *ctx, void *mem, const uint8_t *in, size_t have, size_t *
   return 1;
 }
 
-static int listen_on(server *s, const char *bind_addr, uint64_t port) {
+static int start_listening(server *s, const char *bind_addr, uint64_t port) {
   struct sockaddr_in6 a6 = {0};
   struct sockaddr_in a4 = {0};
-  int v6 = strchr(bind_addr, ':') != NULL, one = 1;
+  int v6 = strchr(bind_addr, ':') != NULL;
   if (v6 ? inet_pton(AF_INET6, bind_addr, &a6.sin6_addr) != 1 : inet_pton(AF_INET, bind_addr, &a4.sin_addr) != 1)
     return cli_usage("ts serve: -bind '%s' is no IP address", bind_addr);
   a6.sin6_family = AF_INET6, a6.sin6_port = htons((uint16_t)port);
   a4.sin_family = AF_INET, a4.sin_port = htons((uint16_t)port);
-  s->fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   struct sockaddr *sa = v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4;
   socklen_t sl = v6 ? sizeof a6 : sizeof a4;
-  if (s->fd < 0 || setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-      bind(s->fd, sa, sl) || listen(s->fd, 128) || getsockname(s->fd, sa, &sl)) {
+  s->fd = cli_listen(sa, sl, 128, 0);
+  if (s->fd < 0 || getsockname(s->fd, sa, &sl)) {
     cli_err("ts serve: %s port %llu: %s", bind_addr, (unsigned long long)port, strerror(errno));
     return CLI_EXIT_FAIL;
   }
@@ -199,7 +163,7 @@ int ts_serve(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   s.quiet = quiet, s.fd = -1;
   if ((rc = ts_tsa_load(&a, &s.tsa))) return ts_tsa_free(&s.tsa), rc;
-  if ((rc = listen_on(&s, a.bind, port)) || pipe(s.stop)) {
+  if ((rc = start_listening(&s, a.bind, port)) || pipe(s.stop)) {
     if (s.fd >= 0) close(s.fd);
     ts_tsa_free(&s.tsa);
     return rc ? rc : CLI_EXIT_FAIL;
@@ -214,7 +178,7 @@ int ts_serve(int argc, char **argv) {
   pthread_t *tid = calloc(threads, sizeof *tid);
   size_t started = 0;
   static http_server hs;
-  hs = (http_server){s.fd, s.stop[0], IO_SECONDS, TS_HTTP_HEAD_MAX + TS_QUERY_MAX, sizeof(ts_scratch), handle, NULL, &s};
+  hs = (http_server){s.fd, s.stop[0], IO_SECONDS, TS_REQUEST_MAX, sizeof(ts_scratch), handle, NULL, &s};
   while (tid && started < threads && !pthread_create(&tid[started], NULL, http_serve_worker, &hs)) started++;
   if (!started) rc = (cli_err("ts serve: no worker started"), CLI_EXIT_FAIL);
   int sig = 0;

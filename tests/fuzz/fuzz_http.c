@@ -1,7 +1,8 @@
 /* libFuzzer harness: the HTTP request parsers of the command's services,
  * the bytes a network client sends: gostx ocsp -port's
  * (cli/ocsp/ocsp_http.c, ocsp_http_parse: POST and GET, keep-alive,
- * pipelining) and gostx ts serve's (cli/ts/ts_serve.c, ts_http_parse).
+ * pipelining) and gostx ts serve's (cli/ts/ts_serve.c, ts_http_parse),
+ * both over cli/common/http.c's http_req_parse.
  * Each gets the input whole and cut at a point the first byte chooses (a
  * request arriving in two reads: the first must say "not whole" or
  * answer within what it saw), and what they return is checked: a request
@@ -18,7 +19,6 @@
 #define OCSP_CAP (64 * 1024) /* the responder's REQ_MAX */
 
 static uint8_t dec[OCSP_CAP];
-static char head[TS_HTTP_HEAD_MAX];
 
 static void check_ocsp(const uint8_t *in, size_t have) {
   const uint8_t *body = NULL;
@@ -43,7 +43,7 @@ static void check_ts(const uint8_t *in, size_t have) {
   const uint8_t *query = NULL;
   const char *why = NULL;
   size_t len = 0;
-  int r = ts_http_parse(in, have, head, &query, &len, &why);
+  int r = ts_http_parse(in, have, &query, &len, &why);
   if (r == 1 && (query < in || len > TS_QUERY_MAX || query + len != in + have)) abort();
   if (r > 1 && (r < 400 || r > 499 || !why)) abort();
   if (r < 0) abort();
