@@ -517,6 +517,7 @@ int gostx_p11_key_vko(gostx_p11_key *k, const uint8_t *peer_pub, size_t pub_len,
     return GOSTX_ELEN;
   if (gostx_gost3410_check_public_key(k->curve, peer_pub, pub_len)) return GOSTX_EINVAL;
   size_t L = k->len;
+  if (L != 32 && L != 64) return GOSTX_EINVAL; /* (and peer_le holds 2L: said to the compiler) */
   uint8_t peer_le[128], u[64];
   for (size_t i = 0; i < L; i++) { /* x || y, each little-endian, as CKA_VALUE holds them */
     peer_le[i] = peer_pub[L - 1 - i];
