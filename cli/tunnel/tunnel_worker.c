@@ -10,10 +10,10 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <pthread.h>
-#include <time.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "tunnel.h"
 
@@ -126,11 +126,6 @@ static void unknown_spi(struct tunnel_worker *w, const uint8_t *esp) {
   atomic_store_explicit(&w->t->spi_unknown, spi, memory_order_relaxed);
 }
 
-/* Datagrams from the peer b[0..n), all of one SPI: delivered to the TUN
- * queue only when they are ESP packets of an inbound SA, authentic, and
- * new. gro holds what is joined so far (authenticated payloads, copied)
- * and stays open for the next burst of the same receive: the caller
- * flushes it. */
 /* The checks and TUN writes of a burst opened (open_and_deliver). */
 static void deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n, struct tunnel_gro *gro) {
   for (size_t i = 0; i < n; i++) {
@@ -154,6 +149,11 @@ static void deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n, stru
   }
 }
 
+/* Datagrams from the peer b[0..n), all of one SPI: delivered to the TUN
+ * queue only when they are ESP packets of an inbound SA, authentic, and
+ * new. gro holds what is joined so far (authenticated payloads, copied)
+ * and stays open for the next burst of the same receive: the caller
+ * flushes it. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n,
                              struct tunnel_gro *gro) {
   TUNNEL_TIMED(w, ns_open, tunnel_sa_open(w, b, n));
