@@ -10,7 +10,10 @@
 # ALU uops (not loads or stores; register copies counted) over the two
 # 512-bit ports, or p0's GFNI + vpmovb2m, or p5's byte shuffles, whichever
 # is largest. llvm-mca 14 has no Zen 4 model (znver3 has no AVX-512): AMD's
-# side is measured (gostx bench), not modelled.
+# side is measured (gostx bench), not modelled; MCA=llvm-mca-19 has Zen 4's
+# and Sapphire Rapids' models. Loops whose rounds gcc kept rolled (ECB
+# encryption, CTR) come out as one round: bench/kuz_trace_mca.sh models
+# those as they run.
 #   usage: bench/kuz_mca.sh [FILE.c [MIN [CPU]]]
 #   (default lib/kuznyechik/kuz_avx512_sliced.c, 64, icelake-server)
 set -euo pipefail
@@ -18,7 +21,7 @@ cd "$(dirname "$0")/.."
 src=${1:-lib/kuznyechik/kuz_avx512_sliced.c}
 min=${2:-64}
 cpu=${3:-icelake-server}
-mca=$(command -v llvm-mca-14 || command -v llvm-mca)
+mca=${MCA:-$(command -v llvm-mca-14 || command -v llvm-mca)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O3 -DNDEBUG -fPIC -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib -S "$src" -o "$tmp/k.s"
@@ -54,6 +57,12 @@ for f in "$tmp"/loop*.s; do
   read -r name ni ng bound <"${f%.s}.txt"
   out=$("$mca" -mcpu="$cpu" -iterations=50 "$f" 2>/dev/null)
   cyc=$(awk '/^Total Cycles:/{print $3 / 50}' <<<"$out")
-  read -r p0 p1 p5 < <(awk '/Resource pressure per iteration/{getline; getline; print $3, $4, $8}' <<<"$out")
+  # ports 0, 1, 5 by name (Ice Lake lists dividers first, Sapphire Rapids
+  # does not; models without such names, Zen's, print "-")
+  read -r p0 p1 p5 < <(awk '
+    /^\[[0-9]+\] +- / { n = $3; i = substr($1, 2) + 1
+      if (n ~ /Port0?0$/) c0 = i; if (n ~ /Port0?1$/) c1 = i; if (n ~ /Port0?5$/) c5 = i }
+    /Resource pressure per iteration/ { getline; getline
+      print (c0 ? $c0 : "-"), (c1 ? $c1 : "-"), (c5 ? $c5 : "-"); exit }' <<<"$out")
   printf '%-8s %6s %5s %9.1f %8s %8s %8s %9.1f\n' "$name" "$ni" "$ng" "$cyc" "$p0" "$p1" "$p5" "$bound"
 done

@@ -253,13 +253,12 @@ SL_UNROLL(16)
  * 256 (made in scalar, no branch on the value): one compare for the mask
  * and one masked broadcast per byte, all independent (a byte-by-byte carry
  * chain cost CTR ~3 % against ECB: its 45 dependent ops stall the first
- * round). */
+ * round). up = ctr + 256 comes from the caller, who wipes it once: a call
+ * here, inside the group loop, made the compiler spill and reload all 16
+ * slices around it. */
 SL_INLINE void ctr_slices(const struct sliced_consts *c, __m512i x[16], const uint8_t ctr[16],
-                          unsigned inc) {
+                          const uint8_t up[16], unsigned inc) {
   const unsigned top = inc == GOSTX__CTR_LEFT ? 7 : 15;
-  uint8_t up[16];
-  memcpy(up, ctr, 16);
-  gostx__ctr_add(up, 16, inc, 256);
   const __m512i iota = LDZ(c->iota);
   x[top] = _mm512_add_epi8(_mm512_set1_epi8((char)ctr[top]), iota);
   const __mmask64 wrap = _mm512_cmplt_epu8_mask(x[top], iota);
@@ -268,7 +267,6 @@ SL_UNROLL(16)
     if (j != top)
       x[j] = _mm512_mask_blend_epi8(wrap, _mm512_set1_epi8((char)ctr[j]),
                                     _mm512_set1_epi8((char)up[j]));
-  gostx_memzero(up, sizeof up);
 }
 
 GOSTX_TARGET_AVX512 static void run_enc(const struct sliced_consts *c, const uint32_t kb[10][16],
@@ -294,9 +292,12 @@ GOSTX_TARGET_AVX512 static void run_dec(const struct sliced_consts *c, const uin
 GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uint32_t kb[10][16],
                                         uint8_t ctr[16], unsigned inc, const uint8_t *in,
                                         uint8_t *out, size_t ngroups) {
+  uint8_t up[16];
   for (size_t i = 0; i < ngroups; i++, out += 1024) {
     __m512i x[16];
-    ctr_slices(c, x, ctr, inc);
+    memcpy(up, ctr, 16);
+    gostx__ctr_add(up, 16, inc, 256);
+    ctr_slices(c, x, ctr, up, inc);
     gostx__ctr_add(ctr, 16, inc, 64);
     rounds(c, kb, x, 0);
     if (in) {
@@ -306,6 +307,7 @@ GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uin
       store_slices(c, x, out, NULL, NULL, NULL);
     }
   }
+  gostx_memzero(up, sizeof up);
 }
 
 /* The counters ctr + 0, 1, ... into lanes a..63 (a > 0; the lanes below
@@ -350,13 +352,10 @@ SL_INLINE void stream_slices(const struct sliced_consts *c, __m512i x[16], struc
     const size_t take = run->count - s->o < m - a ? run->count - s->o : m - a;
     memcpy(v, run->ctr, 16);
     gostx__ctr_add(v, 16, run->inc, s->o);
-    if (a == 0) {
-      ctr_slices(c, x, v, run->inc);
-    } else {
-      memcpy(up, v, 16);
-      gostx__ctr_add(up, 16, run->inc, 256);
-      ctr_slices_from(c, x, v, up, run->inc, (unsigned)a);
-    }
+    memcpy(up, v, 16);
+    gostx__ctr_add(up, 16, run->inc, 256);
+    if (a == 0) ctr_slices(c, x, v, up, run->inc);
+    else ctr_slices_from(c, x, v, up, run->inc, (unsigned)a);
     a += take;
     if ((s->o += take) == run->count) {
       s->r++;
