@@ -424,7 +424,8 @@ static int on_ccs12(gostx_tls *c) {
  * tls12_record once the peer's ChangeCipherSpec switched the read keys
  * (MAC-then-encrypt: a refused record leaves nothing); a CCS only where
  * the handshake waits for it, in the clear, between whole messages. The
- * content (*out) is for conn.c to deliver (TLS 1.2's reader: c->record_in). */
+ * content (*out) is for conn.c to deliver (TLS 1.2's reader, c->rl's once
+ * TLS 1.2 is taken). */
 static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
                     size_t *dst_got, gostx__tls_content *out) {
   (void)dst, (void)dst_cap, (void)dst_got; /* opened in place (MAC-then-encrypt) */
@@ -454,10 +455,12 @@ static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t
   return GOSTX_OK;
 }
 
+/* Both header rules (a fixed version; every type sealed alike) */
+const gostx__tls_reader gostx__tls12_reader = {1, 1, record12};
+
 void gostx__tls12_take(gostx_tls *c) {
   c->v12 = 1;
-  c->rl = &gostx__tls12_rec_class;
-  c->record_in = record12;
+  c->rl = &gostx__tls12_reader;
 }
 
 static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {
