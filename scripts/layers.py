@@ -164,12 +164,16 @@ def strip(text):
     return "".join(out)
 
 
-CALL = re.compile(r"\b(gostx_\w+)\s*\(")
+def named(name):
+    """A call of name, and a file-scope object of name: its name, any array
+    bounds, then its initializer."""
+    return (re.compile(r"\b(" + name + r")\s*\("),
+            re.compile(r"\b(" + name + r")\s*(?:\[[^\]]*\]\s*)*="))
+
+
+CALL, DATA = named(r"gostx_\w+")
 # cli/'s functions have no common prefix: any name called, any object
-ANY_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
-ANY_DATA = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*=")
-# A file-scope object: its name, any array bounds, then its initializer.
-DATA = re.compile(r"\b(gostx_\w+)\s*(?:\[[^\]]*\]\s*)*=")
+ANY_CALL, ANY_DATA = named(r"[A-Za-z_]\w*")
 NAME = re.compile(r"\b(gostx_\w+)\b")
 IMPL_TYPE = re.compile(r"\bstruct\s+gostx_\w+_impl\b")
 # The one file that reads the implementation tables (the ISA files' exports):
