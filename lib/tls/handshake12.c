@@ -352,11 +352,7 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
     put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
     put(&w, 0, 2);
   }
-  if (sni_ack) {
-    put(&w, EXT_SERVER_NAME, 2);
-    put(&w, 0, 2);
-  }
-  gostx__tls_put_alpn(c, &w);
+  gostx__tls_put_sni_alpn(c, &w, sni_ack);
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
