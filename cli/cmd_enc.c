@@ -338,96 +338,83 @@ static int stream_and_commit(const char *sub, const gostx_file *ct, int decrypt,
   return cli_out_commit(out);
 }
 
-int cmd_enc(int argc, char **argv) {
-  struct encdec_opts o;
-  memset(&o, 0, sizeof o);
-  int rc = parse_encdec(argc, argv, "enc", 1, &o);
-  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  if ((rc = same_file_check("enc", o.in_path, o.out_path, &o.sec))) return rc;
-  if ((!o.out_path || !strcmp(o.out_path, "-")) && isatty(1))
-    return cli_usage("enc: refusing to write ciphertext to a terminal (use -o FILE or redirect)");
-
+/* enc's and dec's body once the input is open (dec: its header, got bytes
+ * at hdr, read and checked): the output opened before the passphrase and
+ * the KDF (a bad -o fails at once), the file's keys, the stream; the
+ * output committed or dropped, the secret wiped. */
+static int encdec_run(const char *sub, int decrypt, struct encdec_opts *o, cli_in *in,
+                      const uint8_t *hdr, size_t got) {
   gostx_file ct;
-  cli_in in = {0};
   cli_out out = {0};
-  int have_ct = 0, have_out = 0, committed = 0;
-  if ((rc = cli_in_open(&in, o.in_path))) return rc;
-  /* The output before the passphrase and the KDF: a bad -o fails at once. */
-  if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
+  const char *why = NULL;
+  int rc, have_ct = 0, have_out = 0, committed = 0;
+  if ((rc = cli_out_open(&out, o->out_path, 0))) goto done;
   have_out = 1;
-  if ((rc = secret_load(&o.sec, 1))) goto done;
-  int lrc = gostx_file_init_encrypt(&ct, o.alg, o.sec.kdf, (uint32_t)o.chunk, (uint32_t)o.iter,
-                                  o.sec.buf, o.sec.len, NULL);
-  secret_wipe(&o.sec);
+  if ((rc = secret_load(&o->sec, !decrypt))) goto done;
+  int lrc = decrypt ? gostx_file_init_decrypt(&ct, hdr, got, o->sec.buf, o->sec.len, &why)
+                    : gostx_file_init_encrypt(&ct, o->alg, o->sec.kdf, (uint32_t)o->chunk,
+                                              (uint32_t)o->iter, o->sec.buf, o->sec.len, NULL);
+  secret_wipe(&o->sec);
   if (lrc) {
-    cli_err("enc: %s", gostx_strerror(lrc));
+    if (decrypt) cli_err("dec: %s: %s", in->name, why ? why : gostx_strerror(lrc));
+    else cli_err("enc: %s", gostx_strerror(lrc));
     rc = CLI_EXIT_FAIL;
     goto done;
   }
   have_ct = 1;
-  rc = stream_and_commit("enc", &ct, 0, &in, &out, &o, &committed);
+  rc = stream_and_commit(sub, &ct, decrypt, in, &out, o, &committed);
   if (committed) have_out = 0;
 done:
   if (have_out) cli_out_abort(&out);
   if (have_ct) gostx_file_clear(&ct);
-  secret_wipe(&o.sec);
-  cli_in_close(&in);
+  secret_wipe(&o->sec);
   return rc;
 }
 
-int cmd_dec(int argc, char **argv) {
-  struct encdec_opts o;
-  memset(&o, 0, sizeof o);
-  int rc = parse_encdec(argc, argv, "dec", 0, &o);
-  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  if ((rc = same_file_check("dec", o.in_path, o.out_path, &o.sec))) return rc;
-
-  gostx_file ct;
-  cli_in in = {0};
-  cli_out out = {0};
-  int have_ct = 0, have_out = 0, committed = 0;
-  if ((rc = cli_in_open(&in, o.in_path))) return rc;
-
-  /* Header first: "not a gostx file" before asking for a passphrase. */
-  uint8_t hdr[GOSTX_FILE_HEADER_LEN];
-  size_t got;
-  if ((rc = cli_in_read(&in, hdr, sizeof hdr, &got))) goto done;
+/* dec's header read and checked first: "not a gostx file" before asking
+ * for a passphrase. */
+static int dec_header(cli_in *in, const struct encdec_opts *o, uint8_t *hdr, size_t *got) {
   gostx_file_header h;
   const char *why = NULL;
-  if (gostx_file_header_parse(&h, hdr, got, &why)) {
-    cli_err("dec: %s: %s", in.name, why);
-    rc = CLI_EXIT_FAIL;
-    goto done;
+  int rc = cli_in_read(in, hdr, GOSTX_FILE_HEADER_LEN, got);
+  if (rc) return rc;
+  if (gostx_file_header_parse(&h, hdr, *got, &why)) {
+    cli_err("dec: %s: %s", in->name, why);
+    return CLI_EXIT_FAIL;
   }
-  if (h.kdf != o.sec.kdf) {
-    cli_err("dec: %s: %s", in.name,
+  if (h.kdf != o->sec.kdf) {
+    cli_err("dec: %s: %s", in->name,
             h.kdf == GOSTX_FILE_KDF_PBKDF2
                 ? "this file was encrypted with a passphrase: use -p or --pass-file"
                 : "this file was encrypted with a key file: use -k KEYFILE");
-    rc = CLI_EXIT_FAIL;
-    goto done;
+    return CLI_EXIT_FAIL;
   }
-  /* The output before the passphrase and the KDF: a bad -o fails at once. */
-  if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
-  have_out = 1;
-  if ((rc = secret_load(&o.sec, 0))) goto done;
-  int lrc = gostx_file_init_decrypt(&ct, hdr, got, o.sec.buf, o.sec.len, &why);
-  secret_wipe(&o.sec);
-  if (lrc) {
-    cli_err("dec: %s: %s", in.name, why ? why : gostx_strerror(lrc));
-    rc = CLI_EXIT_FAIL;
-    goto done;
-  }
-  have_ct = 1;
-  rc = stream_and_commit("dec", &ct, 1, &in, &out, &o, &committed);
-  if (committed) have_out = 0;
-done:
-  if (have_out) cli_out_abort(&out);
-  if (have_ct) gostx_file_clear(&ct);
+  return 0;
+}
+
+static int encdec(int argc, char **argv, int decrypt) {
+  const char *sub = decrypt ? "dec" : "enc";
+  struct encdec_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_encdec(argc, argv, sub, !decrypt, &o);
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+  if ((rc = same_file_check(sub, o.in_path, o.out_path, &o.sec))) return rc;
+  if (!decrypt && (!o.out_path || !strcmp(o.out_path, "-")) && isatty(1))
+    return cli_usage("enc: refusing to write ciphertext to a terminal (use -o FILE or redirect)");
+  cli_in in = {0};
+  uint8_t hdr[GOSTX_FILE_HEADER_LEN];
+  size_t got = 0;
+  if ((rc = cli_in_open(&in, o.in_path))) return rc;
+  if (!decrypt || !(rc = dec_header(&in, &o, hdr, &got)))
+    rc = encdec_run(sub, decrypt, &o, &in, hdr, got);
   secret_wipe(&o.sec);
   cli_in_close(&in);
   return rc;
 }
+
+int cmd_enc(int argc, char **argv) { return encdec(argc, argv, 0); }
+
+int cmd_dec(int argc, char **argv) { return encdec(argc, argv, 1); }
 
 /* ---- keygen ---- */
 

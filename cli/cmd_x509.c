@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ca/crl_file.h"
+#include "crl_file.h"
 #include "cli.h"
 #include "ocsp_file.h"
 #include "commands.h"

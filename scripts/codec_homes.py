@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Every codec in its one home: base64 and DER lengths are lib/asn1's
-(include/gostx/base64.h, lib/asn1/der.h's writer and gostx__der_header).
+"""Every codec and shared CLI service in its one home: base64 and DER
+lengths are lib/asn1's (include/gostx/base64.h, lib/asn1/der.h's writer and
+gostx__der_header); what two commands share is cli/common's.
 Lists, in the C of lib/, cli/ and integrations/ (and python/gostx's code)
 outside lib/asn1/, what looks like a codec of its own: a base64 alphabet
 written out, a base64 character mapping ('+' to 62, 'a' + 26 ...), a DER
 length encoder (a long-form count byte 0x81..0x84 stored, 0x80 | count, a
-header's size chosen by 128/256). Exit 1 when any is outside KNOWN (all of
-them with --strict). Run from anywhere:
+header's size chosen by 128/256); and in cli/, a cross-command include: a
+file of one command's folder (cli/X/, or the simple commands at cli/'s
+top) including a file of another's, or cli/common including a command's
+(cli/commands.h, the subcommand table, excepted). Exit 1 when any is
+outside KNOWN (all of them with --strict). Run from anywhere:
 scripts/codec_homes.py [--root DIR] [--quiet] [--strict]."""
 import argparse
 import os
@@ -32,9 +36,9 @@ CHECKS = [
 # through the public headers (scripts/layers.py), and no public call writes
 # a DER header: these wait for one (or for their callers to need none).
 KNOWN = {
-    "cli/ca/index.c: a DER length encoder (a long-form count byte)":
+    "cli/common/ca_index.c: a DER length encoder (a long-form count byte)":
         "one RDN rewrapped as a Name for gostx_x509_name_text (openssl's /-form subject)",
-    "cli/ca/index.c: a DER length encoder (a header sized by 128/256)":
+    "cli/common/ca_index.c: a DER length encoder (a header sized by 128/256)":
         "the same Name header's size",
     "cli/cmd_p11.c: a DER length encoder (a long-form count byte)":
         "CKA_SERIAL_NUMBER's INTEGER element from the certificate's serial",
@@ -74,6 +78,51 @@ def scan(root):
     return found
 
 
+CROSS = "a cross-command include"
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+CLI_SHARED = "cli/common/"
+CLI_TABLE = "cli/commands.h"  # every command's entry point, included by each
+
+
+def command_of(path):
+    """A cli/ file's command folder: cli/X/ for X, "" for cli/'s top."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def cross_includes(root):
+    """(path, line, kind, text): each quoted include of a cli/ file that
+    reaches another command's file (its own folder first, then cli/common,
+    the command's include directory)."""
+    found = []
+    top = os.path.join(root, "cli")
+    for d, dirs, files in os.walk(top):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
+            with open(os.path.join(d, f), encoding="utf-8", errors="replace") as fh:
+                text = strip_comments(fh.read())
+            for no, line in enumerate(text.split("\n"), 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                for base in (d, os.path.join(root, CLI_SHARED)):
+                    cand = os.path.normpath(os.path.join(base, m.group(1)))
+                    if os.path.isfile(cand):
+                        break
+                else:
+                    continue  # a system or public header
+                target = os.path.relpath(cand, root).replace(os.sep, "/")
+                if not target.startswith("cli/") or target == CLI_TABLE:
+                    continue
+                mine, theirs = command_of(path), command_of(target)
+                if theirs != mine and theirs != "common":
+                    found.append((path, no, CROSS, f"{line.strip()} ({target})"))
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
@@ -81,7 +130,7 @@ def main():
     ap.add_argument("--strict", action="store_true", help="count the known ones too")
     a = ap.parse_args()
     new = known = 0
-    for path, no, kind, line in scan(a.root):
+    for path, no, kind, line in scan(a.root) + cross_includes(a.root):
         key = f"{path}: {kind}"
         is_known = key in KNOWN and not a.strict
         known += is_known
@@ -89,7 +138,8 @@ def main():
         if not a.quiet:
             why = f" (known: {KNOWN[key]})" if is_known else ""
             print(f"{path}:{no}: {kind}{why}: {line}")
-    print(f"codec_homes: {new} codec(s) outside lib/asn1, {known} known")
+    print(f"codec_homes: {new} codec(s) or cross-command include(s) outside their home, "
+          f"{known} known")
     return 1 if new else 0
 
 

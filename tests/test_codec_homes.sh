@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Every codec in its one home (scripts/codec_homes.py): no base64 alphabet
-# or character mapping, no DER length encoder in lib/, cli/, integrations/
-# or python/gostx outside lib/asn1, beyond the script's KNOWN list. Then the
+# Every codec and shared CLI service in its one home
+# (scripts/codec_homes.py): no base64 alphabet or character mapping, no DER
+# length encoder in lib/, cli/, integrations/ or python/gostx outside
+# lib/asn1, no command's file of cli/ including another command's (what
+# they share is cli/common's), beyond the script's KNOWN list. Then the
 # script must catch each kind planted in a copy, and let the same text pass
-# in lib/asn1 and in a comment.
+# in lib/asn1, in a comment, and an include where it may stand.
 . "$(dirname "$0")/cli_common.sh" codec_homes no-gostx
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,5 +41,13 @@ pass	lib/asn1's own alphabet	lib/asn1/b64.c	static const char T[] = "$abc+/";
 pass	an alphabet in a comment	lib/x509/note.c	/* "$abc+/" */
 pass	a UTF-8 continuation byte	lib/x509/utf8.c	  u[1] = (uint8_t)(0x80 | (c & 0x3f));
 pass	a comparison with 0x81	cli/common/cmp.c	  if (b[1] == 0x81) return 1;
+fail	a command including another's	cli/ocsp/inc.c	#include "../tls/tls_cli.h"
+fail	a simple command including a folder's	cli/cmd_inc.c	#include "ts/ts_cli.h"
+fail	cli/common including a command's	cli/common/inc.c	#include "../cms/cms_cli.h"
+fail	a subfolder reaching another command	cli/tunnel/ike/inc.c	#include "../../ocsp/ocsp_cli.h"
+pass	a subfolder including its command's	cli/tunnel/ike/inc.c	#include "../tunnel.h"
+pass	cli/common's header by name	cli/ocsp/inc.c	#include "crl_file.h"
+pass	the subcommand table	cli/xml/inc.c	#include "../commands.h"
+pass	a cross-command include in a comment	cli/ocsp/inc.c	/* #include "../tls/tls_cli.h" */
 EOF
 finish

@@ -5,18 +5,29 @@
 # handle (bulk/lanes.c, the multi-key lanes, excepted), no implementation
 # table read outside dispatch.c, lib/tls's strata and x509 under them kept,
 # no file of cli/ including a header of lib/ but lib/ike's manager (which
-# includes nothing of lib/), beyond the script's KNOWN list. Then the
-# script must catch each kind when one is planted in a copy of lib/ (and
-# cli/).
+# includes nothing of lib/), no include/call cycle between the files of
+# cli/ and no import cycle between python/gostx's modules, beyond the
+# script's KNOWN list (--strict counts those: it must fail while any is
+# left). Then the script must catch each kind when one is planted in a copy
+# of lib/ (and cli/, python/gostx).
 . "$(dirname "$0")/cli_common.sh" layers no-gostx
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 layers="$root/scripts/layers.py"
 check "the tree keeps its layers" python3 "$layers" --root "$root"
+if python3 "$layers" --root "$root" --strict --quiet >"$T/out" 2>&1; then
+  bad "--strict counts the known cycles: $(cat "$T/out")"
+else
+  ok
+fi
 plant() { # plant NAME FILE LINE: a copy of lib/ with LINE appended to FILE must fail
-  # (FILE under lib/; cli/FILE: in a copy of cli/ beside it)
-  rm -rf "$T/lib" "$T/cli" && cp -r "$root/lib" "$T/lib"
-  case $2 in cli/*) cp -r "$root/cli" "$T/cli" && f="$T/$2" ;; *) f="$T/lib/$2" ;; esac
+  # (FILE under lib/; cli/FILE or python/gostx/FILE: in a copy of it beside)
+  rm -rf "$T/lib" "$T/cli" "$T/python" && cp -r "$root/lib" "$T/lib"
+  case $2 in
+    cli/*) cp -r "$root/cli" "$T/cli" && f="$T/$2" ;;
+    python/*) mkdir -p "$T/python" && cp -r "$root/python/gostx" "$T/python/" && f="$T/$2" ;;
+    *) f="$T/lib/$2" ;;
+  esac
   printf '%s\n' "$3" >>"$f"
   if python3 "$layers" --root "$T" --quiet >"$T/out" 2>&1; then
     bad "planted $1 not found: $(cat "$T/out")"
@@ -52,4 +63,10 @@ plant "the IKE daemon including the engine" cli/tunnel/ike/ike_daemon.c '#includ
 plant "the data path including the manager's inside" cli/tunnel/tunnel_install.c '#include "../../lib/ike/mgr_int.h"'
 plant "a cli file including lib/'s internal.h" cli/tunnel/tunnel_worker.c '#include "internal.h"'
 plant "the manager's header including the engine" ike/manager.h '#include "engine.h"'
+# cycles in cli/ (a call back up; a header's inline calling a file that
+# includes it) and in python/gostx (at the top, and deferred in a function)
+plant "cli: the options calling the command" cli/tls/tls_opts.c 'void p1(void) { cmd_tls(0, 0); }'
+plant "cli: a header's inline calling its includer" cli/tunnel/tunnel.h 'static inline void p2(void) { tunnel_worker_run(0); }'
+plant "python: an import back" python/gostx/x509.py 'from . import cms  # noqa'
+plant "python: a deferred import back" python/gostx/x509.py $'def _p3():\n    from .cms import Status\n    return Status'
 finish

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../cert_build.h"
+#include "cert_build.h"
 #include "cli.h"
 #include "../commands.h"
-#include "index.h"
+#include "ca_index.h"
 
 enum {
   C_IN = 1, C_CERT, C_KEYFILE, C_PASSIN, C_INDEX, C_SERIAL, C_DAYS, C_EXTFILE, C_EXTENSIONS, C_OUT,

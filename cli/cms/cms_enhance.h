@@ -3,7 +3,7 @@
 #ifndef GOSTX_CMS_ENHANCE_H
 #define GOSTX_CMS_ENHANCE_H
 
-#include "../ca/crl_file.h"
+#include "crl_file.h"
 #include "cms_cli.h"
 #include "gostx/cades.h"
 #include "ocsp_file.h"

@@ -1,6 +1,7 @@
 /* gostx cms's shared reading and writing (cli/cms/cms_cli.h): whole files,
  * messages as PEM or DER, a content digested in chunks, a SignedData
- * loaded. Called by the operations' files, never by cmd_cms.c's parser. */
+ * loaded, the verifiers' store and certificates. Called by the
+ * operations' files, never by cmd_cms.c's parser. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,3 +119,30 @@ int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd) {
   return rc;
 }
 
+/* The verifiers' inputs (-verify, -tsa-reply's check, -enhance):
+ * the trust store and the untrusted certificates. */
+int cms_load_store(const cms_args *a, gostx_x509_store **store) {
+  char err[512];
+  *store = NULL;
+  if (a->noverify) return 0;
+  if (!(*store = gostx_x509_store_new())) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  const char *paths[2] = {a->cafile, a->capath};
+  for (int i = 0; i < 2; i++) {
+    int rc = paths[i] ? gostx_x509_store_add_path(*store, paths[i], err, sizeof err) : 0;
+    if (rc) {
+      cli_err("cms: %s: %s", paths[i], rc == GOSTX_EFORMAT ? err : gostx_strerror(rc));
+      return CLI_EXIT_FAIL;
+    }
+  }
+  return 0;
+}
+
+int cms_load_untrusted(const cms_args *a, cli_cert_list *l) {
+  int rc = 0;
+  for (size_t i = 0; !rc && i < a->n_untrusted; i++) rc = cli_load_certs(a->untrusted[i], l);
+  for (size_t i = 0; !rc && i < a->n_certfile; i++) rc = cli_load_certs(a->certfile[i], l);
+  return rc;
+}

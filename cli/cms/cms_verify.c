@@ -22,32 +22,6 @@ static int refuse(const char *path, const gostx_cms_verdict *v, const gostx_cms_
   return CMS_EXIT_VERIFY;
 }
 
-int cms_load_store(const cms_args *a, gostx_x509_store **store) {
-  char err[512];
-  *store = NULL;
-  if (a->noverify) return 0;
-  if (!(*store = gostx_x509_store_new())) {
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  const char *paths[2] = {a->cafile, a->capath};
-  for (int i = 0; i < 2; i++) {
-    int rc = paths[i] ? gostx_x509_store_add_path(*store, paths[i], err, sizeof err) : 0;
-    if (rc) {
-      cli_err("cms: %s: %s", paths[i], rc == GOSTX_EFORMAT ? err : gostx_strerror(rc));
-      return CLI_EXIT_FAIL;
-    }
-  }
-  return 0;
-}
-
-int cms_load_untrusted(const cms_args *a, cli_cert_list *l) {
-  int rc = 0;
-  for (size_t i = 0; !rc && i < a->n_untrusted; i++) rc = cli_load_certs(a->untrusted[i], l);
-  for (size_t i = 0; !rc && i < a->n_certfile; i++) rc = cli_load_certs(a->certfile[i], l);
-  return rc;
-}
-
 /* The detached content to out, digested again on the way: a file that
  * changed since it was verified is not passed on. */
 static int copy_verified(const char *in_path, const char *out_path, const gostx_cms_hash *first) {

@@ -1,7 +1,7 @@
 /* gostx ocsp (cli/ocsp/): what its files share. cmd_ocsp.c is the command
  * (client and options), ocsp_serve.c the responder, ocsp_http.c the
  * responder's HTTP (RFC 6960 A.1 over cli/common/http.c's parser); openssl
- * ca's index.txt is read by cli/ca/index.c. */
+ * ca's index.txt is read by cli/common/ca_index.c. */
 #ifndef GOSTX_CLI_OCSP_H
 #define GOSTX_CLI_OCSP_H
 

@@ -5,7 +5,7 @@
  * from a file (-reqin, -respout). A request
  * that does not read gets malformedRequest; an HTTP request that does not
  * gets 400; nothing a peer sends is more than REQ_MAX bytes. The index is
- * read by cli/ca/index.c (gostx ca's reader) and read again when the
+ * read by cli/common/ca_index.c (gostx ca's reader) and read again when the
  * file's modification time changes (looked at once a second at most; a
  * file that no longer reads keeps the old entries). */
 #define _GNU_SOURCE
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../ca/index.h"
+#include "ca_index.h"
 #include "http_serve.h"
 #include "ocsp_cli.h"
 

@@ -154,8 +154,9 @@ typedef void (*tls_reload_fn)(void *user);
  * SIGHUP. Returns a CLI_EXIT_* code. */
 int tls_proxies_run(struct tls_proxy *const *ps, size_t n, tls_reload_fn reload, void *user);
 
-/* The options of gostx tls (cmd_tls.c), as given: on the command line, or
- * as the keys of a -c file (tls_file.c), each through tls_opt_set. */
+/* The options of gostx tls (tls_opts.c), as given: on the command line
+ * (cmd_tls.c), or as the keys of a -c file (tls_file.c), each through
+ * tls_opt_set. */
 struct tls_opts {
   const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
@@ -191,13 +192,14 @@ struct tls_file {
 int tls_file_read(const char *path, struct tls_file *f);
 void tls_file_free(struct tls_file *f);
 
-/* The forms of gostx tls, and their names in messages (cmd_tls.c). */
+/* The forms of gostx tls, and their names in messages (tls_opts.c, as the
+ * next two). */
 enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };
 extern const char *const tls_mode_name[];
-/* Which options the mode takes, and the ones it needs (cmd_tls.c). */
+/* Which options the mode takes, and the ones it needs. */
 int tls_check_opts(enum tls_mode mode, const struct tls_opts *o, const char *sub);
 /* The secret files given kept from group and others, unless
- * --insecure-key-file (cmd_tls.c). */
+ * --insecure-key-file. */
 int tls_secret_files_private(const struct tls_opts *o);
 /* --keylog FILE, else $SSLKEYLOGFILE, opened once for every config; closed
  * at the end (tls_config.c). */

@@ -4,7 +4,7 @@
 #ifndef GOSTX_TS_CLI_H
 #define GOSTX_TS_CLI_H
 
-#include "../cert_build.h" /* cert_load_signing_key */
+#include "cert_build.h" /* cert_load_signing_key */
 #include "cli.h"
 #include "http.h"
 #include "gostx/tsa.h"

@@ -318,11 +318,11 @@ int tunnel_state_begin(struct tunnel *t);
 /* Whether the tunnel of this state file runs (STATE.lock held): 1, 0, or
  * -1 after a message. */
 int tunnel_state_running(const struct tunnel_config *cfg);
-/* Reserves up to n outbound sequence numbers of sa (t->st_out, unless a
- * reload moved the state file on meanwhile): the first, with *got (<= n)
- * of them; 0 when none (*got 0): the SA is used up or the state file could
- * not be written. */
-uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got);
+/* Before sa (t->st_out) seals outbound sequence numbers up to last (taken
+ * by tunnel_sa_take): reserves them on disk, unless a reload moved the
+ * state file on meanwhile. 0, or -1 when the state file could not be
+ * written (the numbers taken are then left unused). */
+int tunnel_out_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t last);
 /* Before sa (t->st_in) accepts inbound sequence numbers up to top:
  * reserves them on disk. 0, or -1 when the state file could not be written
  * (the packets are then dropped). */
@@ -354,20 +354,6 @@ void tunnel_state_close(struct tunnel *t);
 
 /* Adds n to one of a worker's counters (only the status reads them). */
 #define TUNNEL_ADD(ctr, n) atomic_fetch_add_explicit(&(ctr), (n), memory_order_relaxed)
-/* With timing = yes, the CPU time a call took added to a worker's ns_ counter:
- * TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(...)). Without it, the call
- * alone (one predictable branch). */
-uint64_t tunnel_cpu_ns(void);
-#define TUNNEL_TIMED(w, ctr, call)                                                                 \
-  do {                                                                                             \
-    if (!(w)->t->cfg.timing) {                                                                     \
-      call;                                                                                        \
-      break;                                                                                       \
-    }                                                                                              \
-    const uint64_t t0_ = tunnel_cpu_ns();                                                          \
-    call;                                                                                          \
-    TUNNEL_ADD((w)->c.ctr, tunnel_cpu_ns() - t0_);                                                 \
-  } while (0)
 
 /* cli/tunnel/tun_offload.c: the TUN queue as IP packets, whatever its
  * offloads. One read: rd->count packets (0: it was dropped, counted), a

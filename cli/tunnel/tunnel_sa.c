@@ -221,9 +221,9 @@ unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n
   enter(w);
   struct tunnel_sa *sa = atomic_load(&t->sa_out);
   if (sa) {
-    /* the static keys' numbers are reserved in the state file first */
-    uint64_t first =
-        sa == t->st_out ? tunnel_seq_reserve(t, sa, n, &got) : tunnel_sa_take(sa, n, &got);
+    uint64_t first = tunnel_sa_take(sa, n, &got);
+    /* the static keys' numbers are reserved in the state file before use */
+    if (got && sa == t->st_out && tunnel_out_reserve(t, sa, first + got - 1)) got = 0;
     if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
     uint64_t bytes = 0;
     for (unsigned i = 0; i < got; i++) bytes += b[i].status ? 0 : b[i].len;

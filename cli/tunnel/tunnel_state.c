@@ -318,13 +318,8 @@ static void say_save_failed(struct tunnel *t, int e) {
             t->cfg.state, strerror(e));
 }
 
-uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got) {
+int tunnel_out_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t last) {
   uint64_t limit = sa->esp.limit;
-  unsigned k;
-  uint64_t first = tunnel_sa_take(sa, n, &k);
-  *got = 0;
-  if (!k) return 0;
-  uint64_t last = first + k - 1;
   if (last > atomic_load(&t->seq_saved)) {
     pthread_mutex_lock(&t->state_lock);
     int ok = 1, e = 0;
@@ -338,13 +333,12 @@ uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, 
     }
     pthread_mutex_unlock(&t->state_lock);
     if (!ok) {
-      say_save_failed(t, e); /* the numbers handed out stay unused */
-      return 0;
+      say_save_failed(t, e); /* the numbers taken stay unused */
+      return -1;
     }
   }
   atomic_store(&t->save_failed, 0);
-  *got = k;
-  return first;
+  return 0;
 }
 
 /* Reserves the inbound numbers up to top + margin: 0 or -1 (errno). Under

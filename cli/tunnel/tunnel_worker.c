@@ -17,6 +17,29 @@
 
 #include "tunnel.h"
 
+/* The calling thread's CPU time: a worker preempted inside a phase (both
+ * tunnel ends, iperf3 and the stack share few cores) is not charged for
+ * the wait. A system call each (no vDSO for this clock): timing = yes only. */
+static uint64_t tunnel_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* With timing = yes, the CPU time a call took added to a worker's ns_ counter:
+ * TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(...)). Without it, the call
+ * alone (one predictable branch). */
+#define TUNNEL_TIMED(w, ctr, call)                                                                 \
+  do {                                                                                             \
+    if (!(w)->t->cfg.timing) {                                                                     \
+      call;                                                                                        \
+      break;                                                                                       \
+    }                                                                                              \
+    const uint64_t t0_ = tunnel_cpu_ns();                                                          \
+    call;                                                                                          \
+    TUNNEL_ADD((w)->c.ctr, tunnel_cpu_ns() - t0_);                                                 \
+  } while (0)
+
 /* The ESP next header for an IP packet from the TUN device, or 0. */
 static uint8_t next_header_of(const uint8_t *p, size_t len) {
   if (len >= 20 && p[0] >> 4 == 4) return 4;
@@ -195,14 +218,6 @@ static void udp_to_tun(struct tunnel_worker *w) {
   TUNNEL_TIMED(w, ns_tun_write, tun_flush(w, &gro));
 }
 
-/* The calling thread's CPU time: a worker preempted inside a phase (both
- * tunnel ends, iperf3 and the stack share few cores) is not charged for
- * the wait. A system call each (no vDSO for this clock): timing = yes only. */
-uint64_t tunnel_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void *tunnel_worker_run(void *arg) {
   struct tunnel_worker *w = arg;

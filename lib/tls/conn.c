@@ -18,9 +18,6 @@
 
 /* ---------------- connection ---------------- */
 
-static int record13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
-                    size_t *dst_got, gostx__tls_content *out);
-
 gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   if (!cfg) return NULL;
   /* a client's sessions after the connection, in the same allocation: a
@@ -33,8 +30,7 @@ gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   c->role = cfg->role;
   c->fd = -1;
   c->alert = -1;
-  c->rl = &gostx__tls13_rec_class;
-  c->record_in = record13;
+  c->rl = &gostx__tls13_reader;
   if (gostx__tls_hs_begin(c) != GOSTX_OK) {
     free(c);
     return NULL;
@@ -328,7 +324,7 @@ static int open13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t d
   return GOSTX_OK;
 }
 
-/* TLS 1.3's reader of one record (c->record_in until TLS 1.2 is taken). */
+/* TLS 1.3's reader of one record (c->rl's until TLS 1.2 is taken). */
 static int record13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
                     size_t *dst_got, gostx__tls_content *out) {
   uint8_t type = rec[0];
@@ -342,7 +338,10 @@ static int record13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t
   return GOSTX_OK;
 }
 
-/* Reads and handles one record (the version's reader, c->record_in).
+/* Any record version; only application_data sealed at full length */
+const gostx__tls_reader gostx__tls13_reader = {0, 0, record13};
+
+/* Reads and handles one record (the version's reader, c->rl).
  * Application data is left at in + 5 (app_off, app_len), or, when dst has
  * room for the whole record's content, opened straight into dst
  * (*dst_got; no copy after); the rest goes where it belongs. */
@@ -356,7 +355,7 @@ static int next_record_into(gostx_tls *c, uint8_t *dst, size_t dst_cap, size_t *
   c->in_have -= GOSTX__TLS_HDR_LEN + len;
   c->in_off = c->in_have ? c->in_off + GOSTX__TLS_HDR_LEN + len : 0;
   gostx__tls_content got = {0, NULL, 0};
-  rc = c->record_in(c, rec, len, dst, dst_cap, dst_got, &got);
+  rc = c->rl->read(c, rec, len, dst, dst_cap, dst_got, &got);
   return rc != GOSTX_OK || !got.p ? rc : deliver(c, got.type, got.p, got.n);
 }
 

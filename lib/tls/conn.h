@@ -238,6 +238,26 @@ typedef struct gostx__tls_content {
   size_t n;
 } gostx__tls_content;
 
+/* A version's reading of records, one pointer (c->rl) that a read follows:
+ * its headers' rules and its reader of one record. */
+typedef struct gostx__tls_reader {
+  /* legacy_record_version 0x0303 on every record (TLS 1.2, RFC 5246
+   * 6.2.1; TLS 1.3 ignores it, RFC 8446 5.1), and the ciphertext's length
+   * allowed for every type once the keys are in (TLS 1.2: all are sealed
+   * alike; TLS 1.3: application_data, the outer type of every sealed
+   * record) */
+  int fixed_version, all_types_sealed;
+  /* One whole record, header at rec and len bytes after, taken: opened
+   * (through c->rrec once its keys are in) into dst when dst has room for
+   * its application data (*dst_got), else its content in *out for conn.c
+   * to deliver (out->p NULL: handled here). */
+  int (*read)(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+              size_t *dst_got, gostx__tls_content *out);
+} gostx__tls_reader;
+
+extern const gostx__tls_reader gostx__tls13_reader; /* conn.c */
+extern const gostx__tls_reader gostx__tls12_reader; /* handshake12.c */
+
 struct gostx_tls {
   const gostx_tls_config *cfg;
   gostx_tls_role role;
@@ -271,12 +291,9 @@ struct gostx_tls {
   /* the application traffic secrets (KeyUpdate derives the next from them) */
   uint8_t c_ap[32], s_ap[32];
   /* the records: each direction's protection (NULL class before its keys),
-   * the version's class (TLS 1.3's until TLS 1.2 is taken) and its reader
-   * of one record (header at rec, len bytes after; dst as gostx_tls_read's) */
+   * and the version's reading (TLS 1.3's until TLS 1.2 is taken) */
   gostx__tls_rec rrec, wrec;
-  const gostx__tls_rec_class *rl;
-  int (*record_in)(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
-                   size_t *dst_got, gostx__tls_content *out);
+  const gostx__tls_reader *rl;
   int renc, wenc; /* protected read / write */
   int rkey_changed; /* the message just handled changed the read key */
   int flight_out; /* connected and the handshake's last flight sent: reads no longer wait for output */

@@ -352,11 +352,7 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
     put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
     put(&w, 0, 2);
   }
-  if (sni_ack) {
-    put(&w, EXT_SERVER_NAME, 2);
-    put(&w, 0, 2);
-  }
-  gostx__tls_put_alpn(c, &w);
+  gostx__tls_put_sni_alpn(c, &w, sni_ack);
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
@@ -424,7 +420,8 @@ static int on_ccs12(gostx_tls *c) {
  * tls12_record once the peer's ChangeCipherSpec switched the read keys
  * (MAC-then-encrypt: a refused record leaves nothing); a CCS only where
  * the handshake waits for it, in the clear, between whole messages. The
- * content (*out) is for conn.c to deliver (TLS 1.2's reader: c->record_in). */
+ * content (*out) is for conn.c to deliver (TLS 1.2's reader, c->rl's once
+ * TLS 1.2 is taken). */
 static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
                     size_t *dst_got, gostx__tls_content *out) {
   (void)dst, (void)dst_cap, (void)dst_got; /* opened in place (MAC-then-encrypt) */
@@ -454,10 +451,12 @@ static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t
   return GOSTX_OK;
 }
 
+/* Both header rules (a fixed version; every type sealed alike) */
+const gostx__tls_reader gostx__tls12_reader = {1, 1, record12};
+
 void gostx__tls12_take(gostx_tls *c) {
   c->v12 = 1;
-  c->rl = &gostx__tls12_rec_class;
-  c->record_in = record12;
+  c->rl = &gostx__tls12_reader;
 }
 
 static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {

@@ -51,11 +51,7 @@ static int send_server_hello(gostx_tls *c, int hrr) {
 static int send_encrypted_extensions(gostx_tls *c, int sni_ack) {
   wr w = msg_start(c, GOSTX__HS_ENCRYPTED_EXTENSIONS);
   size_t exts = open_vec(&w, 2);
-  if (sni_ack) {
-    put(&w, EXT_SERVER_NAME, 2);
-    put(&w, 0, 2);
-  }
-  gostx__tls_put_alpn(c, &w);
+  gostx__tls_put_sni_alpn(c, &w, sni_ack);
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }

@@ -182,10 +182,11 @@ int gostx__tls_speaks13(const gostx_tls_config *cfg);
 
 /* ALPN (RFC 7301), both versions: the server's choice (its preference
  * among the client's names; no_application_protocol when none), written
- * as the answer extension (nothing when none); the client's check of an
- * answer's data (one name it offered). */
+ * as the answer extension (nothing when none), after the empty server_name
+ * that acknowledges the client's name when sni_ack (RFC 6066 3); the
+ * client's check of an answer's data (one name it offered). */
 int gostx__tls_alpn_select(gostx_tls *c, const hello *h);
-void gostx__tls_put_alpn(gostx_tls *c, wr *w);
+void gostx__tls_put_sni_alpn(gostx_tls *c, wr *w, int sni_ack);
 int gostx__tls_alpn_answer(gostx_tls *c, rd data);
 
 /* handshake12.c: TLS 1.2 (RFC 5246 with RFC 9189's suites). */

@@ -300,7 +300,11 @@ int gostx__tls_alpn_select(gostx_tls *c, const hello *h) {
   return GOSTX_OK;
 }
 
-void gostx__tls_put_alpn(gostx_tls *c, wr *w) {
+void gostx__tls_put_sni_alpn(gostx_tls *c, wr *w, int sni_ack) {
+  if (sni_ack) {
+    put(w, EXT_SERVER_NAME, 2);
+    put(w, 0, 2);
+  }
   if (!c->alpn[0]) return;
   size_t n = strlen(c->alpn);
   put(w, EXT_ALPN, 2);

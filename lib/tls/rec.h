@@ -32,14 +32,11 @@ typedef struct gostx__tls_rec_class {
   int (*spent)(const gostx__tls_rec_state *s);
   uint64_t (*seq)(const gostx__tls_rec_state *s); /* the next record's */
   void (*clear)(gostx__tls_rec_state *s);
-  /* The version's record headers: legacy_record_version 0x0303 on every
-   * record (TLS 1.2, RFC 5246 6.2.1; TLS 1.3 ignores it, RFC 8446 5.1),
-   * and the ciphertext's length allowed for every type once the keys are
-   * in (TLS 1.2: all are sealed alike; TLS 1.3: application_data, the
-   * outer type of every sealed record). key_update: the key changes by
-   * KeyUpdate at its limit (TLS 1.3); without (TLS 1.2) seal and open
-   * refuse past it. */
-  int fixed_version, all_types_sealed, key_update;
+  /* The key changes by KeyUpdate at its limit (TLS 1.3); without (TLS
+   * 1.2) seal and open refuse past it. The version's reading of records
+   * (headers, what each type may be) is the connection's: conn.h's
+   * gostx__tls_reader. */
+  int key_update;
 } gostx__tls_rec_class;
 
 extern const gostx__tls_rec_class gostx__tls13_rec_class; /* record.c */

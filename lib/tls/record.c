@@ -224,4 +224,4 @@ static uint64_t seq13(const gostx__tls_rec_state *s) { return s->r13.seq; }
 static void clear13(gostx__tls_rec_state *s) { gostx__tls_record_clear(&s->r13); }
 
 const gostx__tls_rec_class gostx__tls13_rec_class = {
-    seal13, open13, sealed_len13, key_limit13, spent13, seq13, clear13, 0, 0, 1};
+    seal13, open13, sealed_len13, key_limit13, spent13, seq13, clear13, 1};

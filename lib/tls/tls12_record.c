@@ -233,4 +233,4 @@ static uint64_t seq12(const gostx__tls_rec_state *s) { return s->r12.seq; }
 static void clear12(gostx__tls_rec_state *s) { gostx__tls12_record_clear(&s->r12); }
 
 const gostx__tls_rec_class gostx__tls12_rec_class = {
-    seal12, open12, sealed_len12, key_limit12, spent12, seq12, clear12, 1, 1, 0};
+    seal12, open12, sealed_len12, key_limit12, spent12, seq12, clear12, 0};

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the CA index reader and writer (cli/ca/index.c), what
+/* libFuzzer harness: the CA index reader and writer (cli/common/ca_index.c), what
  * `gostx ca` and `gostx ocsp -index` read, in process: the input is the
  * index file.
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../cli/ca/index.h"
+#include "ca_index.h"
 #include "gostx/x509_crl.h"
 
 static char in_path[64], out_path[72];

@@ -21,8 +21,8 @@ void cli_err(const char *fmt, ...) {
   va_end(ap);
 }
 
-uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got) {
-  (void)t, (void)sa, (void)n, (void)got;
+int tunnel_out_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t last) {
+  (void)t, (void)sa, (void)last;
   abort();
 }
 

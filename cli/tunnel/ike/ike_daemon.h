@@ -8,7 +8,7 @@
 #ifndef GOSTX_CLI_TUNNEL_IKE_DAEMON_H
 #define GOSTX_CLI_TUNNEL_IKE_DAEMON_H
 
-#include "../../ca/crl_file.h"
+#include "crl_file.h"
 #include "ike/manager.h"
 #include "../tunnel.h"
 

@@ -14,8 +14,8 @@
  * changed keeps its other fields as they were. Writes are atomic (a temporary file renamed over the index) and a lock
  * (flock on INDEX.lock) keeps two writers apart: lock, read, change,
  * write, free. Errors are printed (cli_err) naming the file and line. */
-#ifndef GOSTX_CLI_CA_INDEX_H
-#define GOSTX_CLI_CA_INDEX_H
+#ifndef GOSTX_CLI_COMMON_CA_INDEX_H
+#define GOSTX_CLI_COMMON_CA_INDEX_H
 
 #include "cli.h"
 

@@ -1,10 +1,14 @@
-/* cli/cert_build.c: what `gostx req` and `gostx x509 -req` share. Each
+/* cli/common/cert_build.c and cert_issue.c: what `gostx req`, `gostx x509
+ * -req` and `gostx ca` share. Each
  * function prints why it failed and returns 0, CLI_EXIT_USAGE or
  * CLI_EXIT_FAIL. */
 #ifndef GOSTX_CLI_CERT_BUILD_H
 #define GOSTX_CLI_CERT_BUILD_H
 
 #include "cli.h"
+
+#define CSR_FILE_MAX (1u << 20) /* a request or CA file read whole */
+#define CERT_DER_MAX 16384      /* a certificate or request written */
 
 /* A private key file (-passin for an encrypted one) as the signer; opt
  * names the option in messages. gostx_gost3410_key_clear(k) when done. */
@@ -45,7 +49,11 @@ typedef struct x509_req_args {
   int pem, copy, create, have_serial, cakey_in_ca;
   cert_serial serial;
 } x509_req_args;
-/* The certificate, DER, malloc'ed into *der (cli/cmd_req.c). */
+/* A request read from a file: PEM ("CERTIFICATE REQUEST") or DER, parsed
+ * and its signature checked; *buf holds the DER the views point into
+ * (cli/common/cert_issue.c, as the next). */
+int cert_load_csr(const char *path, uint8_t **buf, gostx_x509_csr *csr);
+/* The certificate, DER, malloc'ed into *der. */
 int cert_issue(const x509_req_args *a, uint8_t **der, size_t *len);
 
 #endif

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "index.h"
+#include "ca_index.h"
 
 int ca_index_lock(const char *path, ca_index *x) {
   char lock[4096];
