@@ -119,8 +119,9 @@ static int refuse(const io *x, const gostx_cades_report *r, int rc) {
             gostx_cades_level_name(r->level));
     return CMS_EXIT_VERIFY;
   case GOSTX_CADES_R_STAMP: return cms_ts_refuse(stamp_name(r->ts_kind), &r->v.ts, r->pki_status);
-  case GOSTX_CADES_R_OCSP:
-    return cli_err("cms: -enhance: -ocsp %s: %s", a->ocsp_url, gostx_ocsp_status_name(r->ocsp)), CMS_EXIT_VERIFY;
+  case GOSTX_CADES_R_OCSP: /* no response read is a failure to fetch (1), one refused a verdict (4) */
+    cli_err("cms: -enhance: -ocsp %s: %s", a->ocsp_url, gostx_ocsp_status_name(r->ocsp));
+    return r->ocsp == GOSTX_OCSP_MALFORMED || r->ocsp == GOSTX_OCSP_NOT_SUCCESSFUL ? CLI_EXIT_FAIL : CMS_EXIT_VERIFY;
   case GOSTX_CADES_R_NO_CERT:
     if (!r->ts_kind) cli_err("cms: -enhance: the signer's certificate is in neither the message nor -untrusted");
     else cli_err("cms: -enhance: %s: the TSA's certificate is not in the token (nor -untrusted)", what);

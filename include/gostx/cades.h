@@ -435,7 +435,8 @@ typedef struct gostx_cades_enhance_opts {
                                     time-stamp's time, a TSA's at params->now; revocation 0: no
                                     path to an anchor; v.x509, v.depth, v.at, v.why */
 #define GOSTX_CADES_R_BUILD 8    /* a part refused by the call adding it: v.status (BAD_CRL,
-                                    BAD_OCSP with v.index: the caller's; BAD_CERT, ...) */
+                                    BAD_OCSP, BAD_CERT with v.index: which of have's, a
+                                    fetched CRL counted after them; TOO_MANY, ...) */
 #define GOSTX_CADES_R_JUDGED 9   /* the result refused by gostx_cades_verify: v */
 #define GOSTX_CADES_R_LEVEL 10   /* verified, but below the level asked: level */
 /* ... and the notes */

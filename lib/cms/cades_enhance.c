@@ -32,8 +32,9 @@ typedef struct enh {
   gostx_ocsp_response ocsps[REV_MAX];
   const uint8_t *ocsp_der[REV_MAX];
   size_t ocsp_len[REV_MAX], n_ocsps;
-  uint8_t *owned[2 * REV_MAX]; /* fetched bytes, and issuers asked for a CRL in vain */
-  size_t owned_len[2 * REV_MAX], n_owned;
+  uint8_t *owned[3 * REV_MAX]; /* fetched bytes, and the issuers asked for a CRL */
+  size_t owned_len[3 * REV_MAX], n_owned;
+  size_t asked[REV_MAX], n_asked; /* owned[asked[i]]: an issuer asked */
   gostx_x509_cert *chain;
   gostx_x509_verify_result res;
   /* the validation data for a path */
@@ -98,7 +99,7 @@ static int remake(enh *e, make_fn make, const void *c) {
 
 /* a copy of bytes a callback handed, kept until the call returns */
 static const uint8_t *keep(enh *e, const uint8_t *p, size_t n) {
-  if (e->n_owned == 2 * REV_MAX || !(e->owned[e->n_owned] = malloc(n ? n : 1))) return NULL;
+  if (e->n_owned == 3 * REV_MAX || !(e->owned[e->n_owned] = malloc(n ? n : 1))) return NULL;
   memcpy(e->owned[e->n_owned], p, n);
   e->owned_len[e->n_owned] = n;
   return e->owned[e->n_owned++];
@@ -211,15 +212,20 @@ static int ask_crls(enh *e) {
   for (size_t i = 0; e->f->crl && i + 1 < e->res.path_len; i++) {
     const gostx_x509_cert *c = e->res.path[i];
     int known = 0;
-    for (size_t k = 0; !known && k < e->n_crls; k++) known = same(e->crls[k].issuer, e->crls[k].issuer_len, c->issuer, c->issuer_len);
-    for (size_t k = 0; !known && k < e->n_owned; k++) known = same(e->owned[k], e->owned_len[k], c->issuer, c->issuer_len);
-    if (known) continue;
+    for (size_t k = 0; !known && k < e->n_crls; k++)
+      known = same(e->crls[k].issuer, e->crls[k].issuer_len, c->issuer, c->issuer_len);
+    for (size_t k = 0; !known && k < e->n_asked; k++)
+      known = same(e->owned[e->asked[k]], e->owned_len[e->asked[k]], c->issuer, c->issuer_len);
+    if (known || e->n_asked == REV_MAX) continue;
+    /* the name kept (the certificate may go with the message remade): asked once */
+    e->asked[e->n_asked] = e->n_owned;
+    if (!keep(e, c->issuer, c->issuer_len)) return GOSTX_ENOMEM;
+    e->n_asked++;
     const uint8_t *crl = NULL;
     size_t len = 0;
     int rc = e->f->crl(e->f->ctx, c->issuer, c->issuer_len, &crl, &len);
     if (rc) return fetched(e, GOSTX_CADES_FETCH_CRL, rc);
-    /* asked: the issuer's name kept so that it is asked once; a CRL by it is known after */
-    if (!(crl ? (crl = keep(e, crl, len)) : keep(e, c->issuer, c->issuer_len))) return GOSTX_ENOMEM;
+    if (crl && !(crl = keep(e, crl, len))) return GOSTX_ENOMEM;
     if (crl && (rc = add_crl(e, crl, len, e->n_crls))) return rc;
   }
   return 0;
