@@ -413,8 +413,9 @@ typedef struct gostx_cades_enhance_opts {
    * response carried, no TSA's data), more certificates, the time */
   const gostx_cms_verify_params *params;
   /* NULL, or what the caller has: certs the chain above the signer, its
-   * issuer first (none: the path built); crls and ocsps (OCSPResponses or
-   * BasicOCSPResponses), those for each path are carried */
+   * issuer first (none: the path built; up to GOSTX_CADES_MAX); crls and
+   * ocsps (OCSPResponses or BasicOCSPResponses; up to 256 each), those for
+   * each path are carried (more than TOO_MANY allows: R_BUILD) */
   const gostx_cades_validation *have;
   int force; /* a path refused for revocation: the data added anyway (a
                 note R_CHAIN) */

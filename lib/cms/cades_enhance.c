@@ -10,7 +10,8 @@
 
 #include "cades_internal.h"
 
-#define REV_MAX (4 * GOSTX_CADES_MAX) /* CRLs, responses: the caller's and fetched */
+#define HAVE_MAX 256 /* the caller's CRLs, responses: each up to this many */
+#define REV_MAX (HAVE_MAX + 4 * GOSTX_CADES_MAX) /* with those fetched */
 #define PENDING 1                     /* steps' "stopped at a LATER" */
 
 typedef struct enh {
@@ -467,7 +468,7 @@ static int reached(gostx_cades_level l, gostx_cades_level to) {
 /* The caller's data read: the chain above the signer, CRLs, responses. */
 static int load(enh *e, const gostx_cades_validation *h) {
   if (!h) return 0;
-  if (h->n_certs > GOSTX_CADES_MAX || h->n_crls > REV_MAX / 2 || h->n_ocsps > REV_MAX / 2) {
+  if (h->n_certs > GOSTX_CADES_MAX || h->n_crls > HAVE_MAX || h->n_ocsps > HAVE_MAX) {
     e->r->v.status = GOSTX_CADES_TOO_MANY;
     return fail(e, GOSTX_CADES_R_BUILD, GOSTX_EFORMAT);
   }
