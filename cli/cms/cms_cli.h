@@ -99,6 +99,11 @@ int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *
 int cms_ts_check_token(const char *what, const char *label, const uint8_t *der, size_t len,
                        const uint8_t *data, size_t data_len, const gostx_cms_verify_params *params,
                        gostx_cms_ts_token *t);
+/* A token refused, named after what (pki_status: v->status REFUSED's):
+ * CMS_EXIT_VERIFY. */
+int cms_ts_refuse(const char *what, const gostx_cms_ts_verdict *v, int pki_status);
+/* "label: TIME (TSA serial HEX)" on stderr: a token checked. */
+void cms_ts_said(const char *label, int64_t gen_time, const uint8_t *serial, size_t serial_len);
 /* "2026-11-28 17:50:00 UTC" */
 void cms_time_text(int64_t t, char *text, size_t cap);
 /* -print: each embedded timestamp's fields, as read (not verified). */

@@ -36,10 +36,9 @@ int cms_ts_write_query(const char *path, const gostx_cms_signer_info *si) {
   return cli_write_file(path, req, len, 0);
 }
 
-/* What failed in a token, named, with the token's own verdict when it is
- * the token's SignedData that failed. */
-static int ts_refuse(const char *what, const gostx_cms_ts_verdict *v) {
+int cms_ts_refuse(const char *what, const gostx_cms_ts_verdict *v, int pki_status) {
   char more[700] = "";
+  if (v->status == GOSTX_CMS_TS_REFUSED) snprintf(more, sizeof more, ": status %d", pki_status);
   if (v->status == GOSTX_CMS_TS_UNKNOWN_ALGORITHM) snprintf(more, sizeof more, " (OID %s)", v->oid);
   if (v->status == GOSTX_CMS_TS_TOKEN) {
     const gostx_cms_verdict *c = &v->cms;
@@ -55,24 +54,21 @@ static int ts_refuse(const char *what, const gostx_cms_ts_verdict *v) {
   return CMS_EXIT_VERIFY;
 }
 
+void cms_ts_said(const char *label, int64_t gen_time, const uint8_t *serial, size_t serial_len) {
+  char when[64], text[48] = "";
+  cms_time_text(gen_time, when, sizeof when);
+  for (size_t i = 0; i < serial_len && i < 20; i++) snprintf(text + 2 * i, sizeof text - 2 * i, "%02x", serial[i]);
+  fprintf(stderr, "%s: %s (TSA serial %s)\n", label, when, text);
+}
+
 int cms_ts_check_token(const char *what, const char *label, const uint8_t *der, size_t len,
                        const uint8_t *data, size_t data_len, const gostx_cms_verify_params *params,
                        gostx_cms_ts_token *t) {
-  gostx_cms_ts_status st;
   gostx_cms_ts_verdict v;
-  if (gostx_cms_ts_parse(der, len, t, &st)) {
-    if (st == GOSTX_CMS_TS_REFUSED)
-      cli_err("cms: %s: %s: status %d", what, gostx_cms_ts_status_name(st), t->pki_status);
-    else
-      cli_err("cms: %s: %s", what, gostx_cms_ts_status_name(st));
-    return CMS_EXIT_VERIFY;
-  }
-  if (gostx_cms_ts_verify(t, data, data_len, params, &v)) return ts_refuse(what, &v);
-  char when[64], serial[48] = "";
-  cms_time_text(t->gen_time, when, sizeof when);
-  for (size_t i = 0; i < t->serial_len && i < 20; i++)
-    snprintf(serial + 2 * i, sizeof serial - 2 * i, "%02x", t->serial[i]);
-  fprintf(stderr, "%s: %s (TSA serial %s)\n", label, when, serial);
+  memset(&v, 0, sizeof v);
+  if (gostx_cms_ts_parse(der, len, t, &v.status)) return cms_ts_refuse(what, &v, t->pki_status);
+  if (gostx_cms_ts_verify(t, data, data_len, params, &v)) return cms_ts_refuse(what, &v, 0);
+  cms_ts_said(label, t->gen_time, t->serial, t->serial_len);
   return 0;
 }
 

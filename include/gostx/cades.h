@@ -356,6 +356,129 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_verify_with(const gostx_cms_signed *s
                                                         const gostx_cades_revocation *more,
                                                         gostx_cades_info *info, gostx_cades_verdict *v);
 
+/* ---- Enhancing a signature: one call, the caller doing the I/O ----
+ *
+ * gostx_cades_enhance takes a signer of a SignedData to the level asked,
+ * the policy `gostx cms -enhance` and gostx.cms.enhance share: a
+ * signature-time-stamp over the signature value (T); the signer's path
+ * built to params->store at that timestamp's time and judged there with
+ * the revocation data (every certificate but the anchor needing a status),
+ * the certificates above the signer and the CRLs and OCSP responses for
+ * the path as references (C) and values (X Long); each
+ * signature-time-stamp's TSA's own data put in its token (RFC 5126 Annex
+ * B.2: its path judged at params->now); a CAdES-C-time-stamp, its TSA's
+ * data likewise (X Long Type 1). A layer already there is kept. Each
+ * TSA reply is checked (gostx_cms_ts_verify at params->now) before it is
+ * embedded; the result is judged once, by gostx_cades_verify, before it
+ * is handed to put. No sockets, files or clocks: every byte from outside
+ * comes through the callbacks, every time from params->now. */
+
+/* A fetch callback's "not now" (a TSA query kept to be answered later):
+ * the call stops there, the message so far judged and put. */
+#define GOSTX_CADES_LATER 1
+
+typedef struct gostx_cades_report gostx_cades_report;
+
+/* The caller's side. A fetch answers 0 with its bytes in *out[*out_len]
+ * (kept by the caller until the next call of the same callback or until
+ * gostx_cades_enhance returns: they are copied), GOSTX_CADES_LATER (tsa
+ * only), or anything else to stop the call (R_FETCH, rc its return). */
+typedef struct gostx_cades_fetch {
+  void *ctx;
+  /* RFC 3161: the TimeStampReq for the timestamp of kind
+   * (GOSTX_CADES_TS_SIGNATURE or _ESC) to a TimeStampResp or a token */
+  int (*tsa)(void *ctx, int kind, const uint8_t *query, size_t query_len, const uint8_t **out,
+             size_t *out_len);
+  /* NULL: none asked. An OCSPRequest (RFC 6960, one SHA-1 CertID, a nonce)
+   * about a path's first certificate to an OCSPResponse, checked at
+   * params->now against the certificate's issuer and the nonce */
+  int (*ocsp)(void *ctx, const uint8_t *request, size_t request_len, const uint8_t **out,
+              size_t *out_len);
+  /* NULL: none asked. The CRL of the certificates issued by issuer (its
+   * whole Name); 0 with *out NULL: none. Asked once per issuer on a path
+   * that the caller's crls have no CRL of. */
+  int (*crl)(void *ctx, const uint8_t *issuer, size_t issuer_len, const uint8_t **out,
+             size_t *out_len);
+  /* NULL: none. What happened on the way (R_STAMPED, R_TSA_DATA,
+   * R_NO_DATA, R_CHAIN forced): to say, or to warn of */
+  void (*note)(void *ctx, const gostx_cades_report *r);
+  /* the new message (R_OK, R_PENDING), once, before the call returns */
+  int (*put)(void *ctx, const uint8_t *der, size_t der_len);
+} gostx_cades_fetch;
+
+typedef struct gostx_cades_enhance_opts {
+  size_t signer;
+  gostx_cades_level to;                 /* T, C, X_LONG or X_LONG_TYPE1 */
+  /* the trust anchors (store NULL: no path judged, every CRL and
+   * response carried, no TSA's data), more certificates, the time */
+  const gostx_cms_verify_params *params;
+  /* NULL, or what the caller has: certs the chain above the signer, its
+   * issuer first (none: the path built; up to GOSTX_CADES_MAX); crls and
+   * ocsps (OCSPResponses or BasicOCSPResponses; up to 256 each), those for
+   * each path are carried (more than TOO_MANY allows: R_BUILD) */
+  const gostx_cades_validation *have;
+  int force; /* a path refused for revocation: the data added anyway (a
+                note R_CHAIN) */
+} gostx_cades_enhance_opts;
+
+/* gostx_cades_report's what: how the call ended ... */
+#define GOSTX_CADES_R_OK 0       /* the level asked reached, put */
+#define GOSTX_CADES_R_PENDING 1  /* a tsa said LATER (ts_kind which): what there is put */
+#define GOSTX_CADES_R_INPUT 2    /* the message: cms the SignedData's status, or v.status its
+                                    attributes' (MALFORMED, DUPLICATE, TOO_MANY) */
+#define GOSTX_CADES_R_FETCH 3    /* a callback failed: fetch which, rc what it returned */
+#define GOSTX_CADES_R_STAMP 4    /* a TSA's reply (ts_kind) refused: v.ts (its parse status:
+                                    MALFORMED, REFUSED with pki_status, ...; or the check's) */
+#define GOSTX_CADES_R_OCSP 5     /* an OCSP response fetched refused: ocsp */
+#define GOSTX_CADES_R_NO_CERT 6  /* no certificate for the signer (ts_kind 0) or the TSA of
+                                    ts_kind/ts_index in the message, its token, params */
+#define GOSTX_CADES_R_CHAIN 7    /* a path refused: the signer's (ts_kind 0) at the signature-
+                                    time-stamp's time, a TSA's at params->now; revocation 0: no
+                                    path to an anchor; v.x509, v.depth, v.at, v.why */
+#define GOSTX_CADES_R_BUILD 8    /* a part refused by the call adding it: v.status (BAD_CRL,
+                                    BAD_OCSP, BAD_CERT with v.index: which of have's, a
+                                    fetched CRL counted after them; TOO_MANY, ...) */
+#define GOSTX_CADES_R_JUDGED 9   /* the result refused by gostx_cades_verify: v */
+#define GOSTX_CADES_R_LEVEL 10   /* verified, but below the level asked: level */
+/* ... and the notes */
+#define GOSTX_CADES_R_STAMPED 11 /* a timestamp (ts_kind) checked, added: gen_time, serial */
+#define GOSTX_CADES_R_TSA_DATA 12 /* a TSA's data added to its token (ts_kind, ts_index) */
+#define GOSTX_CADES_R_NO_DATA 13 /* no revocation data for the TSA's certificate at v.depth:
+                                    its token carries none for it */
+
+/* gostx_cades_report's fetch */
+#define GOSTX_CADES_FETCH_TSA 1
+#define GOSTX_CADES_FETCH_OCSP 2
+#define GOSTX_CADES_FETCH_CRL 3
+#define GOSTX_CADES_FETCH_PUT 4
+
+struct gostx_cades_report {
+  int what;                 /* GOSTX_CADES_R_* */
+  gostx_cades_level level;  /* the level of what was put; else the message's as it came */
+  int ts_kind;              /* the timestamp it is about (GOSTX_CADES_TS_*), 0 the signer */
+  size_t ts_index;
+  int revocation;           /* R_CHAIN: 1 the revocation data refused it */
+  int fetch, rc;            /* R_FETCH */
+  gostx_cms_status cms;     /* R_INPUT */
+  int pki_status;           /* R_STAMP, v.ts.status REFUSED: the reply's PKIStatus */
+  gostx_ocsp_status ocsp;   /* R_OCSP */
+  int64_t gen_time;         /* R_STAMPED: the token's genTime and serial (INTEGER content) */
+  uint8_t serial[20];
+  size_t serial_len;
+  gostx_cades_verdict v;
+};
+
+/* Signer o->signer of der[der_len] taken to o->to with f's callbacks:
+ * 0 with r->what R_OK or R_PENDING, the message handed to f->put; or,
+ * nothing put, GOSTX_EAUTH (R_STAMP, R_OCSP, R_NO_CERT, R_CHAIN,
+ * R_JUDGED, R_LEVEL), GOSTX_EFORMAT (R_INPUT, R_BUILD), GOSTX_EIO
+ * (R_FETCH), GOSTX_ENOMEM, GOSTX_EINVAL (misuse: no such signer, a level
+ * not in the list, no tsa or put), r saying which and where. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_enhance(const uint8_t *der, size_t der_len,
+                                                    const gostx_cades_enhance_opts *o,
+                                                    const gostx_cades_fetch *f,
+                                                    gostx_cades_report *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 """cffi declarations of the qualified-signature calls (include/gostx/ocsp.h,
-cades.h, cms_ts.h's request and embed, x509_crl.h's PEM reader), kept apart
+cades.h, x509_crl.h's PEM reader), kept apart
 from _build.py so neither file grows past its size; _build.py appends them
 to its CDEF. As there, ``...`` lets the compiler supply what is not read."""
 
@@ -74,14 +74,8 @@ gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
                                         const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
                                         int64_t now, gostx_x509_revocation *out);
 
-/* CAdES-T steps and CAdES-C / X Long / X Long Type 1 (cms_ts.h, cades.h) */
-int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len, size_t digest_len, uint8_t *out,
-                         size_t cap, size_t *out_len);
-int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t *token,
-                       size_t token_len, uint8_t *out, size_t cap, size_t *out_len);
+/* CAdES-C / X Long / X Long Type 1 (cades.h): verify's calls */
 #define GOSTX_CADES_MAX ...
-#define GOSTX_CADES_REFS ...
-#define GOSTX_CADES_VALUES ...
 #define GOSTX_CADES_TS_ESC ...
 #define GOSTX_CADES_TS_SIGNATURE ...
 typedef enum gostx_cades_status { GOSTX_CADES_OK, GOSTX_CADES_MALFORMED, GOSTX_CADES_DUPLICATE,
@@ -114,8 +108,6 @@ typedef struct gostx_cades_info {
   gostx_cades_tsa_judged sig_ts_tsa[...], esc_ts_tsa[...];
   ...;
 } gostx_cades_info;
-int gostx_cades_parse(const gostx_cms_signer_info *si, gostx_cades_info *info,
-                      gostx_cades_status *st);
 int gostx_cades_judged_at_timestamp(const gostx_cms_signer_info *si);
 typedef struct gostx_cades_validation {
   const uint8_t *const *certs, *const *crls, *const *ocsps;
@@ -123,15 +115,6 @@ typedef struct gostx_cades_validation {
   size_t n_certs, n_crls, n_ocsps;
   ...;
 } gostx_cades_validation;
-int gostx_cades_add_validation(const gostx_cms_signed *sd, size_t signer,
-                               const gostx_x509_cert *signer_cert,
-                               const gostx_cades_validation *v, unsigned what, uint8_t *out,
-                               size_t cap, size_t *out_len, gostx_cades_status *st);
-int gostx_cades_ts_data(const gostx_cms_signer_info *si, int kind, uint8_t *out, size_t cap,
-                        size_t *out_len, gostx_cades_status *st);
-int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer, int kind,
-                              const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
-                              size_t *out_len, gostx_cades_status *st);
 typedef struct gostx_cades_verdict {
   gostx_cades_status status; gostx_cades_level level; size_t index; gostx_cms_ts_verdict ts;
   int ts_kind; size_t ts_index; gostx_x509_status x509; size_t depth; int64_t at; char why[...];
@@ -147,13 +130,45 @@ int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer,
                             const gostx_cms_verify_params *params,
                             const gostx_cades_revocation *more, gostx_cades_info *info,
                             gostx_cades_verdict *v);
-int gostx_cades_add_tsa_validation(const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert,
-                                   const gostx_cades_validation *v, uint8_t *out, size_t cap,
-                                   size_t *out_len, gostx_cades_status *st);
-typedef struct gostx_cades_ts_at { size_t signer; int kind; size_t index; } gostx_cades_ts_at;
-int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, const gostx_cades_ts_at *at,
-                                  const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
-                                  size_t *out_len, gostx_cades_status *st);
-int gostx_cades_tsa_values(const gostx_cms_ts_token *t, gostx_cades_info *info,
-                           gostx_cades_status *st, size_t *index);
+/* the one enhance policy (cades.h: gostx_cades_enhance), Python's I/O as
+ * callbacks (_cades.py) */
+#define GOSTX_CADES_LATER ...
+#define GOSTX_CADES_R_OK ...
+#define GOSTX_CADES_R_PENDING ...
+#define GOSTX_CADES_R_INPUT ...
+#define GOSTX_CADES_R_FETCH ...
+#define GOSTX_CADES_R_STAMP ...
+#define GOSTX_CADES_R_OCSP ...
+#define GOSTX_CADES_R_NO_CERT ...
+#define GOSTX_CADES_R_CHAIN ...
+#define GOSTX_CADES_R_BUILD ...
+#define GOSTX_CADES_R_JUDGED ...
+#define GOSTX_CADES_R_LEVEL ...
+#define GOSTX_CADES_R_STAMPED ...
+#define GOSTX_CADES_R_TSA_DATA ...
+#define GOSTX_CADES_R_NO_DATA ...
+typedef struct gostx_cades_report {
+  int what; gostx_cades_level level; int ts_kind; size_t ts_index; int revocation;
+  int fetch, rc; gostx_cms_status cms; int pki_status; gostx_ocsp_status ocsp;
+  int64_t gen_time; uint8_t serial[20]; size_t serial_len; gostx_cades_verdict v; ...;
+} gostx_cades_report;
+typedef struct gostx_cades_fetch {
+  void *ctx;
+  int (*tsa)(void *, int, const uint8_t *, size_t, const uint8_t **, size_t *);
+  int (*ocsp)(void *, const uint8_t *, size_t, const uint8_t **, size_t *);
+  int (*crl)(void *, const uint8_t *, size_t, const uint8_t **, size_t *);
+  void (*note)(void *, const gostx_cades_report *);
+  int (*put)(void *, const uint8_t *, size_t);
+  ...;
+} gostx_cades_fetch;
+typedef struct gostx_cades_enhance_opts {
+  size_t signer; gostx_cades_level to; const gostx_cms_verify_params *params;
+  const gostx_cades_validation *have; int force; ...;
+} gostx_cades_enhance_opts;
+int gostx_cades_enhance(const uint8_t *der, size_t der_len, const gostx_cades_enhance_opts *o,
+                        const gostx_cades_fetch *f, gostx_cades_report *r);
+extern "Python" int gxpy_cades_tsa(void *, int, const uint8_t *, size_t, const uint8_t **,
+                                   size_t *);
+extern "Python" void gxpy_cades_note(void *, const gostx_cades_report *);
+extern "Python" int gxpy_cades_put(void *, const uint8_t *, size_t);
 """

@@ -362,22 +362,27 @@ def _level(sd, i, params, more=ffi.NULL):
     VerificationError to raise after the signer's own path, or None)."""
     v, info = ffi.new("gostx_cades_verdict *"), ffi.new("gostx_cades_info *")
     if lib.gostx_cades_verify_with(sd, i, params, more, info, v):
-        if v.ts_kind:
-            from ._cades_tsa import tsa_refusal
-            err = tsa_refusal(v, i)
-            if v.status == lib.GOSTX_CADES_TSA_PATH:
-                return Level(v.level), info, err
-            raise err
-        why = Status(200 + v.status).text
-        if v.status in (lib.GOSTX_CADES_SIGNATURE_TIMESTAMP, lib.GOSTX_CADES_ESC_TIMESTAMP):
-            inner = ffi.string(lib.gostx_cms_ts_status_name(v.ts.status)).decode()
-            if v.ts.status == lib.GOSTX_CMS_TS_TOKEN:
-                inner += ": " + _refusal(v.ts.cms).why
-            why += f" {v.index}: {inner}"
-        elif v.index:
-            why += f" (entry {v.index})"
-        raise VerificationError(200 + v.status, i, why)
+        err = _cades_refusal(v, i)
+        if v.ts_kind and v.status == lib.GOSTX_CADES_TSA_PATH:
+            return Level(v.level), info, err
+        raise err
     return Level(v.level), info, None
+
+
+def _cades_refusal(v, i):
+    """VerificationError from signer i's gostx_cades_verdict."""
+    if v.ts_kind:
+        from ._cades_verify import tsa_refusal
+        return tsa_refusal(v, i)
+    why = Status(200 + v.status).text
+    if v.status in (lib.GOSTX_CADES_SIGNATURE_TIMESTAMP, lib.GOSTX_CADES_ESC_TIMESTAMP):
+        inner = ffi.string(lib.gostx_cms_ts_status_name(v.ts.status)).decode()
+        if v.ts.status == lib.GOSTX_CMS_TS_TOKEN:
+            inner += ": " + _refusal(v.ts.cms).why
+        why += f" {v.index}: {inner}"
+    elif v.index:
+        why += f" (entry {v.index})"
+    return VerificationError(200 + v.status, i, why)
 
 
 def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), ocsp_responses=()):
@@ -449,12 +454,12 @@ def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), oc
         cert = Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
         when = _utc(si.signing_time) if si.has_signing_time else None
         times = _timestamps(sd, i, no_chain if later else params)
-        from ._cades_tsa import revocation
+        from ._cades_verify import revocation
         extra, held = revocation(i, crls, ocsp_responses) if store is not None else (ffi.NULL, None)
         level, info, tsa_refused = _level(sd, i, params, extra)
         if store is not None and (later or level in (Level.X_LONG, Level.X_LONG_TYPE1) or crls or
                                   ocsp_responses):
-            from ._cades import judge_at_timestamp
+            from ._cades_verify import judge_at_timestamp
             judge_at_timestamp(sd, i, info, cert, store, more, now, crls, ocsp_responses)
         if tsa_refused:
             raise tsa_refused

@@ -84,6 +84,41 @@ def test_reply_as_bytes_and_by_url(esign, signed):
     assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
 
 
+@pytest.mark.parametrize("curve", ["256A", "512A"])
+def test_the_command_and_the_package_agree(esign, curve):
+    """`gostx cms -enhance` and enhance() run one policy (libgostx's
+    gostx_cades_enhance): fed the same TSA replies and revocation data,
+    they ask the same queries (Streebog-512 ones for a 512-bit signer) and
+    write the same bytes (the X Long, the TSAs' data in both tokens, the
+    CAdES-C-time-stamp)."""
+    n = f"agree{curve}"
+    _issue(esign, n, "leaf.ext", curve)
+    bes = cms.sign(DOC, esign.cert(n), esign.key(n), cades=True)
+    resp = esign.ocsp_respond(ocsp.request(esign.cert(n), esign.cert("ca"), nonce=False), n)
+    d = esign.d
+    (d / f"{n}.bes").write_bytes(bes)
+    (d / f"{n}.ocsp").write_bytes(resp)
+    esign.run("cms", "-tsa-query", f"{n}.q1", "-in", f"{n}.bes", "-inform", "DER")
+    esign.ts_reply((d / f"{n}.q1").read_bytes(), f"{n}_1")
+    data = ["-to", "XL1", "-ocsp-resp", f"{n}.ocsp", "-CRLfile", "ca.crl", "-CAfile", "ca.pem",
+            "-outform", "DER", "-out", f"{n}.xl1"]
+    esign.run("cms", "-enhance", "-in", f"{n}.bes", "-inform", "DER", "-tsa-reply", f"{n}_1.tsr",
+              "-tsa-query", f"{n}.q2", *data)
+    esign.ts_reply((d / f"{n}.q2").read_bytes(), f"{n}_2")
+    esign.run("cms", "-enhance", "-in", f"{n}.xl1", "-inform", "DER", "-tsa-reply", f"{n}_2.tsr",
+              *data)
+    replies, queries = [(d / f"{n}_{k}.tsr").read_bytes() for k in (1, 2)], []
+
+    def tsa_reply(query):
+        queries.append(query)
+        return replies[len(queries) - 1]
+    xl1 = cms.enhance(bes, DOC, tsa_reply=tsa_reply, store=esign.store(), ocsp_responses=[resp],
+                      crls=[esign.path("ca.crl")])
+    assert queries == [(d / f"{n}.q{k}").read_bytes() for k in (1, 2)]
+    assert xl1 == (d / f"{n}.xl1").read_bytes()
+    assert cms.verify(xl1, DOC, store=esign.store()).signers[0].level == cms.Level.X_LONG_TYPE1
+
+
 def test_refusals_are_named(esign, signed):
     bes, resp = signed
     store = esign.store()
@@ -325,8 +360,8 @@ def _der_of(pem):
     return base64.b64decode(b"".join(body.split()))
 
 
-def _issue(esign, name, ext):
-    esign.run("genpkey", "-c", "256A", "-o", f"{name}.key")
+def _issue(esign, name, ext, curve="256A"):
+    esign.run("genpkey", "-c", curve, "-o", f"{name}.key")
     esign.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
     esign.run("ca", "-in", f"{name}.csr", "-cert", "ca.pem", "-keyfile", "ca.key", "-index",
               "index.txt", "-extfile", ext, "-out", f"{name}.pem")
