@@ -1382,6 +1382,77 @@ static void initial_contact(void) {
         i.error);
 }
 
+/* Issue 81's budget: an established peer of a gateway (its IKE SA and
+ * Child SA pair) costs at most 16 KiB. */
+enum { PEER_BUDGET = 16 * 1024 };
+
+/* What one established side holds: its struct and its heap buffers (the
+ * other side cleared first, the buffers counted as lib/ike allocates). */
+static size_t held_by(gostx_ike_engine *keep, gostx_ike_engine *drop, size_t base) {
+  gostx__ike_engine_clear(drop);
+  return sizeof *keep + gostx__ike_heap_bytes() - base;
+}
+
+/* The handshake's buffers (the IKE_SA_INIT messages, the initiator's
+ * IKE_AUTH request) go once it ends; the responder keeps just its last
+ * answer, and an exchange's request buffer goes with its answer. */
+static void held_once_established(void) {
+  gostx_x509_store *st = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  for (int sig = 0; sig < 2; sig++)
+    for (int side = 0; side < 2; side++) {
+      const char *what = sig ? "certificates" : "PSK";
+      const size_t base = gostx__ike_heap_bytes();
+      gostx_ike_conf ci, cr;
+      gostx_ike_engine i, r;
+      cert_side si, sr;
+      if (sig) {
+        cert_pair(&ci, &cr, &si, &sr, st);
+        cert_handshake(&i, &r, &ci, &cr);
+      } else {
+        ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                     GOSTX_IKE_KE_GOST3410_2012_512);
+        handshake(&i, &r, &ci, &cr);
+      }
+      keys_agree(&i, &r, what);
+      const size_t held = side ? held_by(&i, &r, base) : held_by(&r, &i, base);
+      printf("# %s, %s: %zu octets held once established (struct %zu)\n", what,
+             side ? "initiator" : "responder", held, sizeof i);
+      CHECK(held <= PEER_BUDGET, "%s %s: %zu octets held, at most %d", what,
+            side ? "initiator" : "responder", held, PEER_BUDGET);
+      CHECK(!i.m1 && !i.m2 && !r.m1 && !r.m2 && !i.reasm_buf && !r.reasm_buf && !i.req &&
+                !r.req && (side ? !i.tx : r.tx != NULL),
+            "%s: only the responder's answer is left of the handshake", what);
+      gostx__ike_engine_clear(side ? &i : &r);
+      CHECK(gostx__ike_heap_bytes() == base, "%s: all of it freed", what);
+    }
+  /* a liveness exchange: its request's buffer freed on the answer, the
+   * answer cached (and resent for the request again, RFC 7296 2.1) */
+  const size_t base = gostx__ike_heap_bytes();
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  uint8_t req[CAP], ans[CAP], again[CAP];
+  size_t req_len, ans_len, again_len;
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  handshake(&i, &r, &ci, &cr);
+  const size_t before = gostx__ike_heap_bytes();
+  CHECK_RC(gostx__ike_dpd(&i, 0, req, CAP, &req_len), GOSTX_OK, "DPD request");
+  CHECK(i.req && i.req_len == req_len, "the request kept while out, sized to fit");
+  CHECK_RC(gostx__ike_input(&r, req, req_len, 0, ans, CAP, &ans_len), GOSTX_OK, "DPD answered");
+  CHECK(r.tx_len == ans_len && !memcmp(r.tx, ans, ans_len), "the answer cached, sized to fit");
+  CHECK_RC(gostx__ike_input(&r, req, req_len, 0, again, CAP, &again_len), GOSTX_OK,
+           "DPD request again");
+  CHECK(again_len == ans_len && !memcmp(again, ans, ans_len), "the same answer again");
+  CHECK_RC(gostx__ike_input(&i, ans, ans_len, 0, again, CAP, &again_len), GOSTX_OK, "DPD answer");
+  CHECK((i.ev.flags & GOSTX_IKE_EV_ALIVE) && !i.req && i.pend == GOSTX_IKE_X_NONE,
+        "answered: the request's buffer freed");
+  CHECK(gostx__ike_heap_bytes() < before, "the IKE_AUTH answer's buffer gave way to the smaller one");
+  gostx__ike_engine_clear(&i);
+  gostx__ike_engine_clear(&r);
+  CHECK(gostx__ike_heap_bytes() == base, "both freed");
+  gostx_x509_store_free(st);
+}
+
 int main(void) {
   psk_established();
   refused_auth(wrong_psk, "wrong PSK", "the peer's AUTH does not verify (another PSK)");
@@ -1407,5 +1478,6 @@ int main(void) {
   forged_init_responses();
   reserved_esp_spi();
   initial_contact();
+  held_once_established();
   return t_done();
 }

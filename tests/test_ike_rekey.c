@@ -537,12 +537,12 @@ static void switch_order(int i_survives) {
   const int out_r = (answered_r & GOSTX_IKE_EV_CHILD_OUT) != 0;
   CHECK(out_i == i_survives && out_r == !i_survives,
         "on the answers only the survivor's initiator switches (I %d, R %d)", out_i, out_r);
-  probe = i_survives ? R : I;
+  CHECK_RC(gostx__ike_engine_copy(&probe, i_survives ? &R : &I), GOSTX_OK, "the other side forked");
   deliver(&probe, i_survives ? del_i : del_r, i_survives ? ldel_i : ldel_r, sink, &n);
   CHECK((probe.ev.flags & GOSTX_IKE_EV_CHILD_OUT) &&
             probe.child.spi_out == (i_survives ? 0x1111u : 0x3333u),
         "the other side switches to the survivor on the old SA's Delete");
-  gostx_memzero(&probe, sizeof probe);
+  gostx__ike_engine_clear(&probe);
 }
 
 /* The Deletes of a crossing carried to their answers. */

@@ -1,7 +1,8 @@
 /* The IKEv2 exchange engine (engine.c, auth.c, cookie.c): one IKE SA in the
  * initiator or responder role running IKE_SA_INIT and IKE_AUTH (RFC 7296
- * 1.2) with the RFC 9385 transforms, without sockets or allocation: the
- * caller feeds each datagram in, sends what comes out, passes the time in
+ * 1.2) with the RFC 9385 transforms, without sockets (its message
+ * buffers on the heap, each held only while needed): the caller feeds each
+ * datagram in, sends what comes out, passes the time in
  * and drives the retransmission timer. On success the first Child SA's
  * keys come out in a gostx_ike_child; NAT detection (RFC 7296 2.23) says
  * whether a NAT stands in front of either side; encrypted messages go out
@@ -148,6 +149,9 @@ typedef struct gostx__ike_test_hooks {
   uint8_t priv[64];  /* our ephemeral private key, big-endian, its curve's size */
   uint32_t esp_spi;  /* our new inbound ESP SPI in CREATE_CHILD_SA (0: drawn) */
 } gostx__ike_test_hooks;
+/* The octets the engines' buffers hold on the heap now, all engines
+ * together (the tests' measure of what an IKE SA costs). */
+size_t gostx__ike_heap_bytes(void);
 #endif
 
 typedef struct gostx_ike_events {
@@ -224,10 +228,16 @@ typedef struct gostx_ike_engine {
   gostx_ike_keys k;
   gostx_ike_sk sk_in, sk_out;
   uint64_t iv_out; /* one IV counter per direction and SA (docs/IKE.md) */
-  uint8_t m1[GOSTX_IKE_INIT_MAX], m2[GOSTX_IKE_INIT_MAX];
+  /* The buffers below are on the heap, each sized to what it holds and
+   * held only while needed (an established IKE SA is a few KiB, docs/IKE.md):
+   * m1, m2: the IKE_SA_INIT messages AUTH signs, until IKE_AUTH ends */
+  uint8_t *m1, *m2;
   size_t m1_len, m2_len;
   uint32_t msg_id;  /* initiator: the request out; responder: the next one expected */
-  uint8_t tx[GOSTX_IKE_MSG_MAX]; /* initiator: the request out; responder: the last response */
+  /* before IKE_AUTH's end: our last message (the initiator's request out,
+   * the responder's last response); after it the last response we sent
+   * (RFC 7296 2.1: a retransmitted request gets it again) */
+  uint8_t *tx;
   size_t tx_len;
   int64_t next_tx_ms;
   uint32_t rto_ms;
@@ -251,10 +261,11 @@ typedef struct gostx_ike_engine {
    * which certificate was revoked or had no status; "" when none */
   char cert_note[GOSTX_IKE_NOTE_MAX];
   /* the peer's certificates as its accepted IKE_AUTH carried them (DER
-   * back to back, peer_cert_lens[i] octets each: within one message, so
-   * within GOSTX_IKE_MSG_MAX) and when their path was judged (Unix
+   * back to back, peer_cert_lens[i] octets each, peer_certs_len in all:
+   * within one message, so within GOSTX_IKE_MSG_MAX) and when their path was judged (Unix
    * seconds): looked up again in later CRLs (gostx__ike_peer_recheck) */
-  uint8_t peer_certs[GOSTX_IKE_MSG_MAX];
+  uint8_t *peer_certs;
+  size_t peer_certs_len;
   uint16_t peer_cert_lens[GOSTX_IKE_MAX_CERTS];
   uint8_t n_peer_certs;
   int64_t peer_certs_at;
@@ -266,10 +277,11 @@ typedef struct gostx_ike_engine {
    * it holds no other IKE SA with us (any older one is dead to it) */
   uint8_t peer_initial_contact;
   /* RFC 7383: the peer announced IKEV2_FRAGMENTATION_SUPPORTED; the set
-   * of fragments being gathered (fragio.c) and what it holds */
+   * of fragments being gathered (fragio.c) and what it holds
+   * (GOSTX_IKE_MSG_MAX octets while a set is gathered, else NULL) */
   uint8_t peer_frag;
   gostx_ike_reasm reasm;
-  uint8_t reasm_buf[GOSTX_IKE_MSG_MAX];
+  uint8_t *reasm_buf;
   int64_t reasm_since_ms; /* when the set's first fragment came (2.6: its timeout) */
   /* established (xchg.c, child.c, ikesa.c, info.c) */
   gostx_ike_ts_set ts_i, ts_r; /* e->child's selectors (the IKE_AUTH initiator's view) */
@@ -281,7 +293,7 @@ typedef struct gostx_ike_engine {
   uint8_t pend_nonce[32];  /* our nonce in it */
   uint8_t pend_ike_spi[8]; /* IKE SA rekey: our new SPI */
   uint32_t pend_spi;       /* Child SA rekey: our new inbound SPI; Delete: the SPI deleted */
-  uint8_t req[GOSTX_IKE_MSG_MAX]; /* our outstanding request (retransmitted as is) */
+  uint8_t *req; /* our outstanding request (retransmitted as is), while pend */
   size_t req_len;
   int64_t last_heard_ms; /* the last authenticated message from the peer (DPD) */
   gostx_ike_child old;   /* the Child SA a rekey replaces, until deleted */
@@ -297,10 +309,19 @@ typedef struct gostx_ike_engine {
 #endif
 } gostx_ike_engine;
 
-/* A fresh engine for cf (copied by reference). The initiator's first
- * datagram comes from gostx__ike_start. */
+/* A fresh engine for cf (copied by reference), e holding nothing (new or
+ * cleared). The initiator's first datagram comes from gostx__ike_start.
+ * The engine allocates its message buffers as it goes (GOSTX_ENOMEM from a
+ * call that could not); an engine may be moved (its struct copied, the
+ * old copy forgotten), never duplicated. */
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf);
+/* Its keys wiped, its buffers wiped and freed. */
 void gostx__ike_engine_clear(gostx_ike_engine *e);
+#ifdef GOSTX_IKE_TEST_HOOKS
+/* dst (holding nothing) an independent copy of src, its buffers its own
+ * (a test's fork of one side); GOSTX_ENOMEM: dst holds nothing. */
+int gostx__ike_engine_copy(gostx_ike_engine *dst, const gostx_ike_engine *src);
+#endif
 /* The addresses NAT detection hashes, before gostx__ike_start (initiator)
  * or the first gostx__ike_input (responder: local the address and port the
  * request came to, remote where it came from). Without them the engine
