@@ -1382,6 +1382,161 @@ static void initial_contact(void) {
         i.error);
 }
 
+/* ---- a gateway's responder (issue 81): the conf chosen by the peer's
+ * IDi (three sites by PSK, remote users by certificate under a pattern),
+ * remote users given inner addresses from a pool by CP ---- */
+
+enum { SITES = 3, USERS = 6, POOL_CAP = 5, PEERS = SITES + USERS + 1 };
+static const char ra_suffix[] = ".branch.example.ru";
+
+typedef struct gateway {
+  gostx_ike_conf entry, site[SITES], ra; /* entry: IKE_SA_INIT's, and pick */
+  char site_id[SITES][32];
+  uint8_t site_psk[SITES][32];
+  gostx_ike_pool pool;
+  gostx_ike_lease slots[16];
+  unsigned picks, assigned;
+} gateway;
+
+/* The gateway's choice by ID: a site's own conf, or the remote-access
+ * template for an FQDN under ra_suffix (its CA then vouches for it). */
+static const gostx_ike_conf *gw_pick(void *ctx, uint8_t type, const uint8_t *id, size_t len) {
+  gateway *g = ctx;
+  const size_t sl = sizeof ra_suffix - 1;
+  g->picks++;
+  if (type != GOSTX_IKE_ID_FQDN) return NULL;
+  for (int k = 0; k < SITES; k++)
+    if (len == strlen(g->site_id[k]) && !memcmp(id, g->site_id[k], len)) return &g->site[k];
+  if (len > sl && !memcmp(id + len - sl, ra_suffix, sl)) return &g->ra;
+  return NULL;
+}
+
+static int gw_assign(void *ctx, uint8_t type, const uint8_t *id, size_t len,
+                     const gostx_ike_cp *req, gostx_ike_cp *reply) {
+  gateway *g = ctx;
+  uint8_t key[1 + 256], addr[4];
+  (void)req;
+  key[0] = type; /* the identity the pool keys by: type and data */
+  memcpy(key + 1, id, len);
+  int rc = gostx__ike_pool_lease(&g->pool, key, 1 + len, NULL, addr);
+  if (rc == GOSTX_OK) rc = gostx__ike_cp_add(reply, GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS, addr, 4);
+  g->assigned += rc == GOSTX_OK;
+  return rc;
+}
+
+static void gateway_responder(void) {
+  static gateway g;
+  static gostx_ike_conf ci[PEERS];
+  static gostx_ike_engine i[PEERS], r[PEERS];
+  static pki_cert user[USERS + 1];
+  static char user_dns[USERS + 1][64], user_id[USERS + 1][40];
+  static const char *user_ext[USERS + 1][3];
+  static cert_side si[PEERS], sr;
+  static const uint8_t net[4] = {10, 77, 0, 0};
+  gostx_x509_store *st = gostx_x509_store_new();
+  gostx_ike_conf unused;
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  memset(&g, 0, sizeof g);
+  CHECK_RC(gostx__ike_pool_init(&g.pool, net, 4, 24, g.slots, 16, POOL_CAP), GOSTX_OK, "pool");
+  /* the remote-access template: certificates under root, any ID it picks */
+  cert_pair(&unused, &g.ra, &si[0], &sr, st);
+  g.ra.peer_id = NULL;
+  g.ra.peer_id_len = 0;
+  g.ra.cp_assign = gw_assign;
+  g.ra.ctx = &g;
+  g.entry = g.ra;
+  g.entry.pick = gw_pick;
+  for (int k = 0; k < SITES; k++) { /* sites: each its own PSK and ID */
+    snprintf(g.site_id[k], sizeof g.site_id[k], "site%d.example.ru", k + 1);
+    memset(g.site_psk[k], 'a' + k, sizeof g.site_psk[k]);
+    ike_psk_pair(&ci[k], &g.site[k], GOSTX_IKE_ENCR_MAGMA_MGM_KTREE,
+                 GOSTX_IKE_KE_GOST3410_2012_256);
+    g.site[k].psk = ci[k].psk = g.site_psk[k];
+    g.site[k].psk_len = ci[k].psk_len = sizeof g.site_psk[k];
+    g.site[k].peer_id = ci[k].id = (const uint8_t *)g.site_id[k];
+    g.site[k].peer_id_len = ci[k].id_len = strlen(g.site_id[k]);
+    ci[k].peer_id = g.ra.id; /* the gateway's own ID is the template's */
+    ci[k].peer_id_len = g.ra.id_len;
+    g.site[k].id = g.ra.id;
+    g.site[k].id_len = g.ra.id_len;
+  }
+  /* remote users u1..u6 under the pattern, one outside it (all under root) */
+  for (int u = 0; u <= USERS; u++) {
+    const int c = SITES + u;
+    if (u < USERS) snprintf(user_id[u], sizeof user_id[u], "u%d%s", u + 1, ra_suffix);
+    else snprintf(user_id[u], sizeof user_id[u], "mallory.example.ru");
+    snprintf(user_dns[u], sizeof user_dns[u], "subjectAltName=DNS:%s", user_id[u]);
+    user_ext[u][0] = "keyUsage=digitalSignature";
+    user_ext[u][1] = user_dns[u];
+    pki_make_cert(&user[u], "/CN=remote user/O=gostx/C=RU", &key256, user_ext[u], &root,
+                  &root_key);
+    cert_pair(&ci[c], &unused, &si[c], &sr, st);
+    si[c].der[0] = user[u].der;
+    si[c].len[0] = user[u].len;
+    ci[c].id = (const uint8_t *)user_id[u];
+    ci[c].id_len = strlen(user_id[u]);
+    ci[c].peer_id = g.ra.id;
+    ci[c].peer_id_len = g.ra.id_len;
+    ci[c].cp_request = 1;
+  }
+  /* all at once: each round every exchange one step on */
+  size_t len[PEERS];
+  static uint8_t msg[PEERS][CAP];
+  for (int c = 0; c < PEERS; c++) {
+    CHECK(gostx__ike_engine_init(&i[c], &ci[c]) == GOSTX_OK &&
+              gostx__ike_engine_init(&r[c], &g.entry) == GOSTX_OK &&
+              gostx__ike_start(&i[c], now_ms, msg[c], CAP, &len[c]) == GOSTX_OK,
+          "client %d and its gateway SA started", c);
+  }
+  for (int round = 0; round < 4; round++) {
+    for (int c = 0; c < PEERS; c++) {
+      size_t n = 0;
+      if (len[c]) gostx__ike_input(&r[c], msg[c], len[c], now_ms, br, CAP, &n);
+      len[c] = 0;
+      if (n) gostx__ike_input(&i[c], br, n, now_ms, msg[c], CAP, &len[c]);
+    }
+  }
+  for (int k = 0; k < SITES; k++) {
+    keys_agree(&i[k], &r[k], g.site_id[k]);
+    CHECK(r[k].cf == &g.site[k] && !r[k].inner_ip_len && !i[k].inner_ip_len,
+          "%s: its own conf, no inner address asked", g.site_id[k]);
+  }
+  for (int u = 0; u < POOL_CAP; u++) {
+    const int c = SITES + u;
+    keys_agree(&i[c], &r[c], user_id[u]);
+    CHECK(r[c].cf == &g.ra && i[c].inner_ip_len == 4 && r[c].inner_ip_len == 4 &&
+              !memcmp(i[c].inner_ip, r[c].inner_ip, 4) && !memcmp(i[c].inner_ip, net, 3),
+          "%s: an address of the pool by CP", user_id[u]);
+    CHECK(r[c].ts_i.n == 1 && !memcmp(r[c].ts_i.ts[0].start, i[c].inner_ip, 4) &&
+              !memcmp(r[c].ts_i.ts[0].end, i[c].inner_ip, 4) &&
+              !memcmp(&i[c].ts_i, &r[c].ts_i, sizeof r[c].ts_i),
+          "%s: TSi narrowed to it on both sides", user_id[u]);
+    for (int v = 0; v < u; v++)
+      CHECK(memcmp(i[c].inner_ip, i[SITES + v].inner_ip, 4), "%s and %s: distinct addresses",
+            user_id[u], user_id[v]);
+  }
+  /* the sixth: the pool's cap reached, the IKE SA without a Child SA */
+  const int six = SITES + POOL_CAP;
+  CHECK(i[six].state == GOSTX_IKE_S_ESTABLISHED && !i[six].child.valid &&
+            i[six].error == GOSTX_IKE_N_INTERNAL_ADDRESS_FAILURE && !r[six].child.valid &&
+            !i[six].inner_ip_len,
+        "past the pool's cap: INTERNAL_ADDRESS_FAILURE, no Child SA (%d %u)", i[six].state,
+        i[six].error);
+  const int out = SITES + USERS; /* under root, its ID outside the pattern */
+  CHECK(r[out].state == GOSTX_IKE_S_FAILED && r[out].error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            i[out].state == GOSTX_IKE_S_FAILED && r[out].why &&
+            !strcmp(r[out].why, "no peer is configured for the peer's ID"),
+        "an ID outside the pattern: refused (%s)", r[out].why ? r[out].why : "(none)");
+  CHECK(g.assigned == POOL_CAP && g.pool.held == POOL_CAP && g.picks == PEERS,
+        "a lease per remote user taken, none for the refused (%u %u)", g.assigned, g.pool.held);
+  for (int c = 0; c < PEERS; c++) {
+    gostx__ike_engine_clear(&i[c]);
+    gostx__ike_engine_clear(&r[c]);
+  }
+  gostx_x509_store_free(st);
+}
+
 /* Issue 81's budget: an established peer of a gateway (its IKE SA and
  * Child SA pair) costs at most 16 KiB. */
 enum { PEER_BUDGET = 16 * 1024 };
@@ -1479,5 +1634,6 @@ int main(void) {
   reserved_esp_spi();
   initial_contact();
   held_once_established();
+  gateway_responder();
   return t_done();
 }

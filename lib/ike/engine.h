@@ -26,6 +26,7 @@ enum {
   GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
   GOSTX_IKE_N_AUTHENTICATION_FAILED = 24,
   GOSTX_IKE_N_NO_ADDITIONAL_SAS = 35,
+  GOSTX_IKE_N_INTERNAL_ADDRESS_FAILURE = 36,
   GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
   GOSTX_IKE_N_TEMPORARY_FAILURE = 43,
   GOSTX_IKE_N_CHILD_SA_NOT_FOUND = 44,
@@ -115,6 +116,26 @@ typedef struct gostx_ike_conf {
   size_t frag_size;
   uint32_t rto_ms;                     /* the first retransmission timeout (doubles) */
   unsigned max_tries;                  /* sends of one request before giving up */
+  /* A gateway's responder (issue 81): the conf to go on with for the
+   * peer's IDi (its type and data as sent), chosen when IKE_AUTH comes,
+   * before anything of it is checked (its PSK, CA, pool are the peer's);
+   * NULL refuses it (AUTHENTICATION_FAILED). The conf returned is a
+   * responder's; with peer_id NULL the ID stands as pick accepted it (a
+   * remote-access template's pattern), else it must be peer_id. The
+   * IKE_SA_INIT answered before is this conf's. NULL: no choice. */
+  const struct gostx_ike_conf *(*pick)(void *ctx, uint8_t id_type, const uint8_t *id,
+                                       size_t len);
+  /* initiator: a CFG_REQUEST for an INTERNAL_IP4_ADDRESS in IKE_AUTH (RFC
+   * 7296 3.15.1); the address the reply gives in e->inner_ip */
+  int cp_request;
+  /* responder: the peer's CFG_REQUEST answered: reply (CFG_REPLY, no
+   * attributes yet) filled for the peer of that ID, GOSTX_OK; an error
+   * leaves the IKE SA without a Child SA (INTERNAL_ADDRESS_FAILURE, RFC
+   * 7296 3.10.1). Its INTERNAL_IP4_ADDRESS narrows TSi to that address.
+   * NULL: a CFG_REQUEST is ignored (3.15). */
+  int (*cp_assign)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len,
+                   const gostx_ike_cp *req, gostx_ike_cp *reply);
+  void *ctx; /* pick's and cp_assign's */
 } gostx_ike_conf;
 
 /* An endpoint as NAT detection hashes it (RFC 7296 2.23): the IP address
@@ -244,6 +265,11 @@ typedef struct gostx_ike_engine {
   unsigned tries;
   uint32_t esp_spi; /* ours */
   gostx_ike_child child;
+  /* the INTERNAL_IP4_ADDRESS of IKE_AUTH's CP: the initiator's, given by
+   * the responder; the one the responder gave (inner_ip_len 0: none) */
+  uint8_t inner_ip[4];
+  uint8_t inner_ip_len;
+  uint8_t picked; /* responder: cf is the one cf->pick chose for the peer's IDi */
   /* NAT detection (gostx__ike_engine_addrs): the addresses this SA's
    * datagrams leave from (local) and go to (remote), and what the peer's
    * IKE_SA_INIT said of them. nat_local: a NAT in front of us (the peer's

@@ -5,8 +5,9 @@
  * RFC 9385 key exchange; sk.c the Encrypted payload under
  * ENCR_*_MGM_KTREE. cp.c (the Configuration payload), pool.c (inner
  * addresses) and ts.c (traffic selector narrowing) are the foundations of
- * a many-peer gateway (issue 81): neither the engine nor the tunnel daemon
- * uses them yet. Internal: nothing here is exported yet. */
+ * a many-peer gateway (issue 81): the engine carries CP in IKE_AUTH
+ * (engine.h: cp_request, cp_assign); pool.c and ts.c are not used by the
+ * engine or the tunnel daemon yet. Internal: nothing here is exported yet. */
 #ifndef GOSTX_IKE_H
 #define GOSTX_IKE_H
 
@@ -206,9 +207,9 @@ typedef struct gostx_ike_ts_set {
 } gostx_ike_ts_set;
 int gostx__ike_ts_read(const uint8_t *body, size_t len, gostx_ike_ts_set *set);
 
-/* ---- the Configuration payload (cp.c, RFC 7296 3.15). Not yet used by
- * the engine or the tunnel daemon: the gateway of issue 81 will take it for
- * its remote users' inner addresses (2.19). ---- */
+/* ---- the Configuration payload (cp.c, RFC 7296 3.15): IKE_AUTH's
+ * CFG_REQUEST and CFG_REPLY in the engine (auth.c, for issue 81's remote
+ * users' inner addresses, 2.19); the tunnel daemon does not ask yet. ---- */
 enum {
   GOSTX_IKE_CFG_REQUEST = 1,
   GOSTX_IKE_CFG_REPLY = 2,
