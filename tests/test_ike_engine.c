@@ -28,8 +28,8 @@ static void converse(gostx_ike_engine *i, gostx_ike_engine *r) {
 
 static void handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
                       const gostx_ike_conf *cr) {
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
   converse(i, r);
 }
@@ -56,7 +56,7 @@ static void psk_established(void) {
   for (int a = 0; a < 2; a++)
     for (int g = 0; g < 2; g++) {
       gostx_ike_conf ci, cr;
-      gostx_ike_engine i, r;
+      static gostx_ike_engine i, r;
       ike_psk_pair(&ci, &cr, encr[a], group[g]);
       handshake(&i, &r, &ci, &cr);
       keys_agree(&i, &r, "PSK");
@@ -77,7 +77,7 @@ static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), c
                          const char *why) {
   static uint8_t other_psk[32] = "another shared key";
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   edit(&ci, &cr);
   (void)other_psk;
@@ -112,7 +112,7 @@ static void wrong_id_type(gostx_ike_conf *ci, gostx_ike_conf *cr) {
 static void responder_wrong_id(void) {
   static const uint8_t other[] = "IKE-Impostor";
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.peer_id = other;
   ci.peer_id_len = sizeof other - 1;
@@ -137,15 +137,15 @@ static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t 
 static void start_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
                        gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
   ike_psk_pair(ci, cr, encr, group);
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
 }
 
 /* The responder's answer to the initiator's first request after edit. */
 static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, const char *what) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   gostx_ike_hdr h;
   gostx_ike_chain c;
   gostx_ike_notify n;
@@ -203,8 +203,8 @@ static void addressed_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_c
                            const gostx_ike_addr *i_to, const gostx_ike_addr *r_from,
                            const gostx_ike_addr *r_to) {
   ike_psk_pair(ci, cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(i, i_from, i_to), GOSTX_OK, "initiator's addresses");
   CHECK_RC(gostx__ike_engine_addrs(r, r_to, r_from), GOSTX_OK, "responder's addresses");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
@@ -216,7 +216,7 @@ static void addressed_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_c
 static void nat_case(gostx_ike_addr i_from, gostx_ike_addr i_to, gostx_ike_addr r_from,
                      gostx_ike_addr r_to, int i_local, int i_peer, const char *what) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   addressed_pair(&i, &r, &ci, &cr, &i_from, &i_to, &r_from, &r_to);
   converse(&i, &r);
   keys_agree(&i, &r, what);
@@ -243,7 +243,7 @@ static void nat_detection(void) {
   nat_case(a6, b6, moved, b6, 1, 0, "IPv6, the initiator's port rewritten");
   /* without addresses nothing is sent, and nothing is concluded */
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   handshake(&i, &r, &ci, &cr);
   keys_agree(&i, &r, "no addresses");
@@ -298,7 +298,7 @@ static void nat_short_hash(uint8_t *m, size_t *len) {
  * responder, and a response carrying one is dropped by the initiator. */
 static void nat_malformed(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   const gostx_ike_addr a = addr4(192, 0, 2, 1, 500), b = addr4(192, 0, 2, 2, 500);
   addressed_pair(&i, &r, &ci, &cr, &a, &b, &a, &b);
   uint8_t good[CAP];
@@ -308,7 +308,7 @@ static void nat_malformed(void) {
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "a short NAT hash");
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_SYNTAX,
         "a short NAT hash: INVALID_SYNTAX (%u)", r.error);
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(&r, &b, &a), GOSTX_OK, "addresses");
   CHECK_RC(gostx__ike_input(&r, good, good_len, 0, br, CAP, &lr), GOSTX_OK, "the request");
   nat_short_hash(br, &lr);
@@ -324,7 +324,7 @@ static void encr_offer(void) {
   static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
                                    GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   ci.encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
   ci.encr_offer = both;
@@ -339,8 +339,8 @@ static void encr_offer(void) {
         "an offer without the responder's ENCR");
   /* a response naming Magma to an offer of Kuznyechik alone: dropped */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "response");
   size_t o = transform_at(br, lr, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
@@ -351,7 +351,7 @@ static void encr_offer(void) {
   static const uint16_t aes[1] = {20};
   ci.encr_offer = aes;
   ci.n_encr_offer = 1;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
 }
 
 /* Where IKEV2_FRAGMENTATION_SUPPORTED's payload length field is in m: its
@@ -382,11 +382,11 @@ static void refusals_in_init(void) {
  * initiator retries with it (RFC 7296 1.2), as in RFC 9385 A.2.1. */
 static void invalid_ke_retry(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r, r2;
+  static gostx_ike_engine i, r, r2;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   cr.group = GOSTX_IKE_KE_GOST3410_2012_256;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "answered");
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_KE_PAYLOAD,
@@ -394,7 +394,7 @@ static void invalid_ke_retry(void) {
   CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "read");
   CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li && i.group == GOSTX_IKE_KE_GOST3410_2012_256,
         "the initiator retries with the group named");
-  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a fresh responder");
+  CHECK_RC(ike_engine_fresh(&r2, &cr), GOSTX_OK, "a fresh responder");
   converse(&i, &r2);
   keys_agree(&i, &r2, "after INVALID_KE_PAYLOAD");
 }
@@ -410,7 +410,7 @@ static gostx_ike_ts_set net24(uint8_t a, uint8_t b, uint8_t c) {
  * stands, no Child SA on either side (RFC 7296 2.9, 2.21.2). */
 static void traffic_selectors(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   cr.tsi = net24(10, 0, 0);
   cr.tsr = net24(10, 1, 0);
@@ -494,8 +494,8 @@ static void cert_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cer
 static void cert_handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
                            const gostx_ike_conf *cr) {
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
   for (int round = 0; round < 8 && li; round++) {
     lr = 0;
@@ -511,7 +511,7 @@ static void certificates(void) {
   CHECK_RC(gostx_x509_store_add_der(st_other, other_root.der, other_root.len), GOSTX_OK,
            "other root anchored");
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   cert_pair(&ci, &cr, &si, &sr, st);
   cert_handshake(&i, &r, &ci, &cr);
@@ -556,8 +556,8 @@ static void certificates(void) {
         "an AUTH signed by another key (%d %u)", r.state, r.error);
   /* expired at the time passed in */
   cert_pair(&ci, &cr, &si, &sr, st);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   const int64_t late = (IKE_PKI_T1 + 1) * 1000;
   CHECK_RC(gostx__ike_start(&i, late, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
@@ -635,7 +635,7 @@ static void revocation(void) {
   gostx_x509_store *st = gostx_x509_store_new();
   CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   const gostx_ike_revocation req = {&none, 1, GOSTX_IKE_REVOCATION_REQUIRE};
   /* neither listed: both through, no note */
@@ -734,8 +734,8 @@ static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator
   }
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
   cert_pair(&ci, &cr, &si, &sr, st);
-  CHECK_RC(gostx__ike_engine_init(i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   if (of_initiator) rewrite_hashes(bi, li, i->m1, type, a, b);
   lr = 0;
@@ -751,7 +751,7 @@ static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator
 
 static void hash_algorithms(void) {
   const uint16_t sha = GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   /* a list with our hash among others: we sign with it */
   announced(&i, &r, 0, sha, 2 /* SHA2_256 */, GOSTX_IKE_HASH_STREEBOG_256);
   keys_agree(&i, &r, "the responder lists SHA2-256 and Streebog-256");
@@ -858,12 +858,12 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
   chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, now_ms, 0, br, &lr);
   const size_t o = frag_notify_at(br, lr);
@@ -873,8 +873,8 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
         "not announced: the request goes whole (%zu octets)", req_len);
   /* the other way: the initiator fragments, the responder has not seen
    * its notify (as if it had not sent one) and drops the fragments */
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, now_ms, 0, br, &lr);
   r.peer_frag = 0;
@@ -908,7 +908,7 @@ static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const 
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   const int64_t t0 = (IKE_PKI_T0 + 3600) * 1000;
   chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
@@ -919,8 +919,8 @@ static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const 
    * late, and the timer found the set first */
   for (int c = 0; c < 3; c++) {
     const char *what = c == 0 ? "in time" : c == 1 ? "late" : "late, timer";
-    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
     CHECK_RC(gostx__ike_start(&i, t0, bi, CAP, &li), GOSTX_OK, "request");
     deliver(&r, bi, li, t0, 0, br, &lr);
     deliver(&i, br, lr, t0, 0, req, &req_len);
@@ -962,7 +962,7 @@ static void fragmentation(void) {
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   for (int frag = 1; frag >= 0; frag--) {
     cert_pair(&ci, &cr, &si, &sr, st);
@@ -971,8 +971,8 @@ static void fragmentation(void) {
     ci.n_certs = 2;
     ci.frag_size = cr.frag_size = frag ? 544 : 0;
     const char *what = frag ? "fragmented at 544" : "not fragmented";
-    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
     CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
     deliver(&r, bi, li, now_ms, 0, br, &lr);
     deliver(&i, br, lr, now_ms, 0, req, &req_len); /* the IKE_AUTH request */
@@ -1006,8 +1006,8 @@ static void fragmentation(void) {
   /* a PSK exchange under the bound: whole */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.frag_size = cr.frag_size = 544;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, 0, 0, br, &lr);
   deliver(&i, br, lr, 0, 0, req, &req_len);
@@ -1028,7 +1028,7 @@ static void certreq(void) {
   CHECK_RC(gostx_x509_store_add_der(two, root.der, root.len), GOSTX_OK, "root anchored");
   CHECK_RC(gostx_x509_store_add_der(two, other_root.der, other_root.len), GOSTX_OK, "another");
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   cert_pair(&ci, &cr, &si, &sr, st);
   cr.store = two;
@@ -1043,8 +1043,8 @@ static void certreq(void) {
   /* the responder's CERTREQ in its IKE_SA_INIT, one octet short: dropped */
   cert_pair(&ci, &cr, &si, &sr, st);
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, now_ms, br, CAP, &lr), GOSTX_OK, "response");
   gostx_ike_hdr hd;
@@ -1082,7 +1082,7 @@ static void cookies(void) {
   static const uint8_t secret[32] = "the responder's cookie secret";
   static const uint8_t ip[4] = {192, 0, 2, 1}, ip2[4] = {192, 0, 2, 2};
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   gostx_ike_hdr h;
   gostx_ike_chain c;
   gostx_ike_notify n;
@@ -1144,7 +1144,7 @@ static void dropped(gostx_ike_engine *e, const uint8_t *msg, size_t len, size_t 
 
 static void strict(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   to_auth(&i, &r, &ci, &cr);
   dropped(&r, bi, li - 1, CAP, 0, GOSTX_EFORMAT, "IKE_AUTH truncated");
   dropped(&r, bi, li, 8, 1, GOSTX_ESTATE, "another SPIr");
@@ -1156,8 +1156,8 @@ static void strict(void) {
   dropped(&r, bi, li, li - 1, 1, GOSTX_EAUTH, "the ICV");
   dropped(&r, bi, li, li - 20, 1, GOSTX_EAUTH, "the ciphertext");
   dropped(&i, bi, li, CAP, 0, GOSTX_ESTATE, "the initiator's own request");
-  gostx_ike_engine fresh;
-  CHECK_RC(gostx__ike_engine_init(&fresh, &cr), GOSTX_OK, "a fresh responder");
+  static gostx_ike_engine fresh;
+  CHECK_RC(ike_engine_fresh(&fresh, &cr), GOSTX_OK, "a fresh responder");
   dropped(&fresh, bi, li, CAP, 0, GOSTX_ESTATE, "IKE_AUTH before IKE_SA_INIT");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the request itself");
   CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "the responder established");
@@ -1174,7 +1174,7 @@ static void forged_init_responses(void) {
   static uint8_t forged[CAP], err_msg[CAP];
   static gostx_ike_engine before;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   size_t fl, el;
   start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
              GOSTX_IKE_KE_GOST3410_2012_512);
@@ -1183,8 +1183,8 @@ static void forged_init_responses(void) {
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the genuine response");
   /* the forged error: what a responder refusing this request would send */
   encr_aes_gcm(forged, &fl);
-  gostx_ike_engine r2;
-  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a refusing responder");
+  static gostx_ike_engine r2;
+  CHECK_RC(ike_engine_fresh(&r2, &cr), GOSTX_OK, "a refusing responder");
   CHECK_RC(gostx__ike_input(&r2, forged, fl, 0, err_msg, CAP, &el), GOSTX_OK, "refusal");
   memcpy(forged, br, lr);
   fl = lr;
@@ -1228,7 +1228,7 @@ static void reseal_with_esp_spi(const gostx_ike_engine *r, uint32_t spi) {
 /* An ESP SPI in the reserved 0-255 (RFC 4303 2.1): no Child SA. */
 static void reserved_esp_spi(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   to_auth(&i, &r, &ci, &cr);
   reseal_with_esp_spi(&r, 255);
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
@@ -1259,14 +1259,14 @@ static void answered_from_cache(gostx_ike_engine *r, const uint8_t *req, size_t 
 
 static void retransmission(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   uint8_t first[CAP], again[CAP], resp[CAP];
   size_t first_len, again_len, resp_len;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   ci.rto_ms = 500;
   ci.max_tries = 3;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 1000, first, CAP, &first_len), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_timer(&i, 1499, again, CAP, &again_len), GOSTX_OK, "timer");
   CHECK(again_len == 0, "nothing before the timeout");
@@ -1291,7 +1291,7 @@ static void retransmission(void) {
   CHECK_RC(gostx__ike_timer(&i, 100000, again, CAP, &again_len), GOSTX_OK, "timer");
   CHECK(again_len == 0, "nothing to retransmit once established");
   /* a responder that never answers: max_tries sends, then FAILED */
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_start(&i, 0, first, CAP, &first_len), GOSTX_OK, "request");
   int64_t t = 0;
   size_t sends = 1;
@@ -1336,7 +1336,7 @@ static int contacts(const gostx_ike_chain *c, int *after_auth) {
 static void initial_contact(void) {
   static uint8_t plain[CAP];
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   gostx_ike_chain c;
   gostx_ike_hdr h;
   uint8_t first;
@@ -1484,8 +1484,8 @@ static void gateway_responder(void) {
   size_t len[PEERS];
   static uint8_t msg[PEERS][CAP];
   for (int c = 0; c < PEERS; c++) {
-    CHECK(gostx__ike_engine_init(&i[c], &ci[c]) == GOSTX_OK &&
-              gostx__ike_engine_init(&r[c], &g.entry) == GOSTX_OK &&
+    CHECK(ike_engine_fresh(&i[c], &ci[c]) == GOSTX_OK &&
+              ike_engine_fresh(&r[c], &g.entry) == GOSTX_OK &&
               gostx__ike_start(&i[c], now_ms, msg[c], CAP, &len[c]) == GOSTX_OK,
           "client %d and its gateway SA started", c);
   }
@@ -1508,10 +1508,13 @@ static void gateway_responder(void) {
     CHECK(r[c].cf == &g.ra && i[c].inner_ip_len == 4 && r[c].inner_ip_len == 4 &&
               !memcmp(i[c].inner_ip, r[c].inner_ip, 4) && !memcmp(i[c].inner_ip, net, 3),
           "%s: an address of the pool by CP", user_id[u]);
-    CHECK(r[c].ts_i.n == 1 && !memcmp(r[c].ts_i.ts[0].start, i[c].inner_ip, 4) &&
-              !memcmp(r[c].ts_i.ts[0].end, i[c].inner_ip, 4) &&
-              !memcmp(&i[c].ts_i, &r[c].ts_i, sizeof r[c].ts_i),
-          "%s: TSi narrowed to it on both sides", user_id[u]);
+    for (int side = 0; side < 2; side++) {
+      const gostx_ike_ts_set *t = side ? &i[c].ts_i : &r[c].ts_i;
+      CHECK(t->n == 1 && t->ts[0].type == GOSTX_IKE_TS_IPV4 &&
+                !memcmp(t->ts[0].start, i[c].inner_ip, 4) &&
+                !memcmp(t->ts[0].end, i[c].inner_ip, 4),
+            "%s: TSi narrowed to it (%s)", user_id[u], side ? "client" : "gateway");
+    }
     for (int v = 0; v < u; v++)
       CHECK(memcmp(i[c].inner_ip, i[SITES + v].inner_ip, 4), "%s and %s: distinct addresses",
             user_id[u], user_id[v]);
@@ -1559,7 +1562,7 @@ static void held_once_established(void) {
       const char *what = sig ? "certificates" : "PSK";
       const size_t base = gostx__ike_heap_bytes();
       gostx_ike_conf ci, cr;
-      gostx_ike_engine i, r;
+      static gostx_ike_engine i, r;
       cert_side si, sr;
       if (sig) {
         cert_pair(&ci, &cr, &si, &sr, st);
@@ -1585,7 +1588,7 @@ static void held_once_established(void) {
    * answer cached (and resent for the request again, RFC 7296 2.1) */
   const size_t base = gostx__ike_heap_bytes();
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   uint8_t req[CAP], ans[CAP], again[CAP];
   size_t req_len, ans_len, again_len;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);

@@ -48,8 +48,8 @@ static void talk_from_r(void) {
 
 static void establish(uint16_t encr, uint16_t group) {
   confs(encr, group);
-  CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&R, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&I, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&R, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT");
   talk_from_i();
   CHECK(I.state == GOSTX_IKE_S_ESTABLISHED && R.state == GOSTX_IKE_S_ESTABLISHED &&
@@ -256,7 +256,7 @@ static uint16_t answer_notify(void) {
 static void refusals(void) {
   /* before ESTABLISHED */
   confs(GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&I, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_rekey_child(&I, 1, 0, bi, CAP, &li), GOSTX_ESTATE,
            "rekey before IKE_SA_INIT");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT");
