@@ -1387,7 +1387,7 @@ static void initial_contact(void) {
  * remote users given inner addresses from a pool by CP ---- */
 
 enum { SITES = 3, USERS = 6, POOL_CAP = 5, PEERS = SITES + USERS + 1 };
-static const char ra_suffix[] = ".branch.example.ru";
+static const char ra_suffix[] = ".branch.example.ru", ra_pattern[] = "*.branch.example.ru";
 
 typedef struct gateway {
   gostx_ike_conf entry, site[SITES], ra; /* entry: IKE_SA_INIT's, and pick */
@@ -1399,16 +1399,47 @@ typedef struct gateway {
 } gateway;
 
 /* The gateway's choice by ID: a site's own conf, or the remote-access
- * template for an FQDN under ra_suffix (its CA then vouches for it). */
+ * template for an ID its pattern matches (its CA then vouches for it). */
 static const gostx_ike_conf *gw_pick(void *ctx, uint8_t type, const uint8_t *id, size_t len) {
   gateway *g = ctx;
-  const size_t sl = sizeof ra_suffix - 1;
   g->picks++;
-  if (type != GOSTX_IKE_ID_FQDN) return NULL;
   for (int k = 0; k < SITES; k++)
-    if (len == strlen(g->site_id[k]) && !memcmp(id, g->site_id[k], len)) return &g->site[k];
-  if (len > sl && !memcmp(id + len - sl, ra_suffix, sl)) return &g->ra;
-  return NULL;
+    if (type == GOSTX_IKE_ID_FQDN && len == strlen(g->site_id[k]) &&
+        !memcmp(id, g->site_id[k], len))
+      return &g->site[k];
+  return gostx__ike_id_match(ra_pattern, type, id, len) ? &g->ra : NULL;
+}
+
+/* gostx__ike_id_match's rules, one case each. */
+static void id_patterns(void) {
+  static const struct {
+    const char *pattern, *id;
+    uint8_t type;
+    int match;
+  } t[] = {
+      {"*.branch.example.ru", "u1.branch.example.ru", GOSTX_IKE_ID_FQDN, 1},
+      {"*.branch.example.ru", "a.b.Branch.EXAMPLE.ru", GOSTX_IKE_ID_FQDN, 1},
+      {"*.branch.example.ru", ".branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "u1.branch.example.ru.evil", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "u1xbranch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "u1.branch.example.ru", GOSTX_IKE_ID_DER_ASN1_DN, 0},
+      {"*.branch.example.ru", "u1.branch.example.ru", 11 /* ID_KEY_ID */, 0},
+      {"*.branch.example.ru", "u 1.branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*@example.ru", "anna@example.ru", GOSTX_IKE_ID_RFC822_ADDR, 1},
+      {"*@example.ru", "@example.ru", GOSTX_IKE_ID_RFC822_ADDR, 0},
+      {"site1.example.ru", "SITE1.example.ru", GOSTX_IKE_ID_FQDN, 1},
+      {"site1.example.ru", "site11.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*", "anything.at.all", GOSTX_IKE_ID_FQDN, 1},
+      {"u*.branch.example.ru", "u1.branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"**.example.ru", "a.example.ru", GOSTX_IKE_ID_FQDN, 0},
+  };
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
+    CHECK(gostx__ike_id_match(t[k].pattern, t[k].type, (const uint8_t *)t[k].id,
+                              strlen(t[k].id)) == t[k].match,
+          "pattern %s, ID %s (type %u): %s", t[k].pattern, t[k].id, t[k].type,
+          t[k].match ? "a match" : "none");
+  CHECK(!gostx__ike_id_match("*", GOSTX_IKE_ID_FQDN, (const uint8_t *)"x", 0), "an empty ID");
 }
 
 static int gw_assign(void *ctx, uint8_t type, const uint8_t *id, size_t len,
@@ -1637,6 +1668,7 @@ int main(void) {
   reserved_esp_spi();
   initial_contact();
   held_once_established();
+  id_patterns();
   gateway_responder();
   return t_done();
 }

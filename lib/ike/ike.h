@@ -477,6 +477,16 @@ enum {
   GOSTX_IKE_MAX_CERTS = 4 /* CERT payloads taken from one message */
 };
 
+/* A remote-access template's pattern (issue 81) against a peer's ID (its
+ * type and data as IKE_AUTH carries them): 1 when it matches, else 0.
+ * FQDN and RFC822_ADDR IDs only (a DER_ASN1_DN pattern such as
+ * "CN=*.branch.example.ru" is not read yet: 0), printable ASCII without
+ * spaces. The pattern is a name compared in either case (RFC 4343), or
+ * one led by '*': "*" matches any name, "*.branch.example.ru" (or
+ * "*@example.ru") any that ends so after at least one character; a '*'
+ * elsewhere matches nothing. (idmatch.c) */
+int gostx__ike_id_match(const char *pattern, uint8_t type, const uint8_t *id, size_t len);
+
 /* The AUTH data of method 14 for key: the AlgorithmIdentifier's length
  * (12), id-tc26-signwithdigest-gost3410-12-256 or -512 without parameters,
  * then s | r, each big-endian: the signature by key of Streebog-256/512 of
