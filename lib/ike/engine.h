@@ -343,11 +343,9 @@ typedef struct gostx_ike_engine {
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf);
 /* Its keys wiped, its buffers wiped and freed. */
 void gostx__ike_engine_clear(gostx_ike_engine *e);
-#ifdef GOSTX_IKE_TEST_HOOKS
 /* dst (holding nothing) an independent copy of src, its buffers its own
- * (a test's fork of one side); GOSTX_ENOMEM: dst holds nothing. */
+ * (a test's or fuzzer's fork of one side); GOSTX_ENOMEM: dst holds nothing. */
 int gostx__ike_engine_copy(gostx_ike_engine *dst, const gostx_ike_engine *src);
-#endif
 /* The addresses NAT detection hashes, before gostx__ike_start (initiator)
  * or the first gostx__ike_input (responder: local the address and port the
  * request came to, remote where it came from). Without them the engine

@@ -199,6 +199,7 @@ static void start_init(gostx__ike_mgr *k, int64_t now) {
       gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
       gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
     say("cannot start an IKE SA");
+    gostx__ike_engine_clear(&k->init); /* what it allocated before failing */
     k->init_next_ms = now + GOSTX_IKE_MGR_RETRY_MS;
     return;
   }
