@@ -28,8 +28,8 @@ static void converse(gostx_ike_engine *i, gostx_ike_engine *r) {
 
 static void handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
                       const gostx_ike_conf *cr) {
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
   converse(i, r);
 }
@@ -56,7 +56,7 @@ static void psk_established(void) {
   for (int a = 0; a < 2; a++)
     for (int g = 0; g < 2; g++) {
       gostx_ike_conf ci, cr;
-      gostx_ike_engine i, r;
+      static gostx_ike_engine i, r;
       ike_psk_pair(&ci, &cr, encr[a], group[g]);
       handshake(&i, &r, &ci, &cr);
       keys_agree(&i, &r, "PSK");
@@ -77,7 +77,7 @@ static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), c
                          const char *why) {
   static uint8_t other_psk[32] = "another shared key";
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   edit(&ci, &cr);
   (void)other_psk;
@@ -112,7 +112,7 @@ static void wrong_id_type(gostx_ike_conf *ci, gostx_ike_conf *cr) {
 static void responder_wrong_id(void) {
   static const uint8_t other[] = "IKE-Impostor";
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.peer_id = other;
   ci.peer_id_len = sizeof other - 1;
@@ -137,15 +137,15 @@ static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t 
 static void start_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
                        gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
   ike_psk_pair(ci, cr, encr, group);
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
 }
 
 /* The responder's answer to the initiator's first request after edit. */
 static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, const char *what) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   gostx_ike_hdr h;
   gostx_ike_chain c;
   gostx_ike_notify n;
@@ -203,8 +203,8 @@ static void addressed_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_c
                            const gostx_ike_addr *i_to, const gostx_ike_addr *r_from,
                            const gostx_ike_addr *r_to) {
   ike_psk_pair(ci, cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(i, i_from, i_to), GOSTX_OK, "initiator's addresses");
   CHECK_RC(gostx__ike_engine_addrs(r, r_to, r_from), GOSTX_OK, "responder's addresses");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
@@ -216,7 +216,7 @@ static void addressed_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_c
 static void nat_case(gostx_ike_addr i_from, gostx_ike_addr i_to, gostx_ike_addr r_from,
                      gostx_ike_addr r_to, int i_local, int i_peer, const char *what) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   addressed_pair(&i, &r, &ci, &cr, &i_from, &i_to, &r_from, &r_to);
   converse(&i, &r);
   keys_agree(&i, &r, what);
@@ -243,7 +243,7 @@ static void nat_detection(void) {
   nat_case(a6, b6, moved, b6, 1, 0, "IPv6, the initiator's port rewritten");
   /* without addresses nothing is sent, and nothing is concluded */
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   handshake(&i, &r, &ci, &cr);
   keys_agree(&i, &r, "no addresses");
@@ -298,7 +298,7 @@ static void nat_short_hash(uint8_t *m, size_t *len) {
  * responder, and a response carrying one is dropped by the initiator. */
 static void nat_malformed(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   const gostx_ike_addr a = addr4(192, 0, 2, 1, 500), b = addr4(192, 0, 2, 2, 500);
   addressed_pair(&i, &r, &ci, &cr, &a, &b, &a, &b);
   uint8_t good[CAP];
@@ -308,7 +308,7 @@ static void nat_malformed(void) {
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "a short NAT hash");
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_SYNTAX,
         "a short NAT hash: INVALID_SYNTAX (%u)", r.error);
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(&r, &b, &a), GOSTX_OK, "addresses");
   CHECK_RC(gostx__ike_input(&r, good, good_len, 0, br, CAP, &lr), GOSTX_OK, "the request");
   nat_short_hash(br, &lr);
@@ -324,7 +324,7 @@ static void encr_offer(void) {
   static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
                                    GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   ci.encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
   ci.encr_offer = both;
@@ -339,8 +339,8 @@ static void encr_offer(void) {
         "an offer without the responder's ENCR");
   /* a response naming Magma to an offer of Kuznyechik alone: dropped */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "response");
   size_t o = transform_at(br, lr, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
@@ -351,7 +351,7 @@ static void encr_offer(void) {
   static const uint16_t aes[1] = {20};
   ci.encr_offer = aes;
   ci.n_encr_offer = 1;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
 }
 
 /* Where IKEV2_FRAGMENTATION_SUPPORTED's payload length field is in m: its
@@ -382,11 +382,11 @@ static void refusals_in_init(void) {
  * initiator retries with it (RFC 7296 1.2), as in RFC 9385 A.2.1. */
 static void invalid_ke_retry(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r, r2;
+  static gostx_ike_engine i, r, r2;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   cr.group = GOSTX_IKE_KE_GOST3410_2012_256;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "answered");
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_KE_PAYLOAD,
@@ -394,7 +394,7 @@ static void invalid_ke_retry(void) {
   CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "read");
   CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li && i.group == GOSTX_IKE_KE_GOST3410_2012_256,
         "the initiator retries with the group named");
-  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a fresh responder");
+  CHECK_RC(ike_engine_fresh(&r2, &cr), GOSTX_OK, "a fresh responder");
   converse(&i, &r2);
   keys_agree(&i, &r2, "after INVALID_KE_PAYLOAD");
 }
@@ -410,7 +410,7 @@ static gostx_ike_ts_set net24(uint8_t a, uint8_t b, uint8_t c) {
  * stands, no Child SA on either side (RFC 7296 2.9, 2.21.2). */
 static void traffic_selectors(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   cr.tsi = net24(10, 0, 0);
   cr.tsr = net24(10, 1, 0);
@@ -494,8 +494,8 @@ static void cert_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cer
 static void cert_handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
                            const gostx_ike_conf *cr) {
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
   for (int round = 0; round < 8 && li; round++) {
     lr = 0;
@@ -511,7 +511,7 @@ static void certificates(void) {
   CHECK_RC(gostx_x509_store_add_der(st_other, other_root.der, other_root.len), GOSTX_OK,
            "other root anchored");
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   cert_pair(&ci, &cr, &si, &sr, st);
   cert_handshake(&i, &r, &ci, &cr);
@@ -556,8 +556,8 @@ static void certificates(void) {
         "an AUTH signed by another key (%d %u)", r.state, r.error);
   /* expired at the time passed in */
   cert_pair(&ci, &cr, &si, &sr, st);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   const int64_t late = (IKE_PKI_T1 + 1) * 1000;
   CHECK_RC(gostx__ike_start(&i, late, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
@@ -635,7 +635,7 @@ static void revocation(void) {
   gostx_x509_store *st = gostx_x509_store_new();
   CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   const gostx_ike_revocation req = {&none, 1, GOSTX_IKE_REVOCATION_REQUIRE};
   /* neither listed: both through, no note */
@@ -734,8 +734,8 @@ static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator
   }
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
   cert_pair(&ci, &cr, &si, &sr, st);
-  CHECK_RC(gostx__ike_engine_init(i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   if (of_initiator) rewrite_hashes(bi, li, i->m1, type, a, b);
   lr = 0;
@@ -751,7 +751,7 @@ static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator
 
 static void hash_algorithms(void) {
   const uint16_t sha = GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   /* a list with our hash among others: we sign with it */
   announced(&i, &r, 0, sha, 2 /* SHA2_256 */, GOSTX_IKE_HASH_STREEBOG_256);
   keys_agree(&i, &r, "the responder lists SHA2-256 and Streebog-256");
@@ -858,12 +858,12 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
   chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, now_ms, 0, br, &lr);
   const size_t o = frag_notify_at(br, lr);
@@ -873,8 +873,8 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
         "not announced: the request goes whole (%zu octets)", req_len);
   /* the other way: the initiator fragments, the responder has not seen
    * its notify (as if it had not sent one) and drops the fragments */
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, now_ms, 0, br, &lr);
   r.peer_frag = 0;
@@ -908,7 +908,7 @@ static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const 
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   const int64_t t0 = (IKE_PKI_T0 + 3600) * 1000;
   chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
@@ -919,8 +919,8 @@ static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const 
    * late, and the timer found the set first */
   for (int c = 0; c < 3; c++) {
     const char *what = c == 0 ? "in time" : c == 1 ? "late" : "late, timer";
-    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
     CHECK_RC(gostx__ike_start(&i, t0, bi, CAP, &li), GOSTX_OK, "request");
     deliver(&r, bi, li, t0, 0, br, &lr);
     deliver(&i, br, lr, t0, 0, req, &req_len);
@@ -962,7 +962,7 @@ static void fragmentation(void) {
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   for (int frag = 1; frag >= 0; frag--) {
     cert_pair(&ci, &cr, &si, &sr, st);
@@ -971,8 +971,8 @@ static void fragmentation(void) {
     ci.n_certs = 2;
     ci.frag_size = cr.frag_size = frag ? 544 : 0;
     const char *what = frag ? "fragmented at 544" : "not fragmented";
-    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
     CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
     deliver(&r, bi, li, now_ms, 0, br, &lr);
     deliver(&i, br, lr, now_ms, 0, req, &req_len); /* the IKE_AUTH request */
@@ -1006,8 +1006,8 @@ static void fragmentation(void) {
   /* a PSK exchange under the bound: whole */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.frag_size = cr.frag_size = 544;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, 0, 0, br, &lr);
   deliver(&i, br, lr, 0, 0, req, &req_len);
@@ -1028,7 +1028,7 @@ static void certreq(void) {
   CHECK_RC(gostx_x509_store_add_der(two, root.der, root.len), GOSTX_OK, "root anchored");
   CHECK_RC(gostx_x509_store_add_der(two, other_root.der, other_root.len), GOSTX_OK, "another");
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   cert_side si, sr;
   cert_pair(&ci, &cr, &si, &sr, st);
   cr.store = two;
@@ -1043,8 +1043,8 @@ static void certreq(void) {
   /* the responder's CERTREQ in its IKE_SA_INIT, one octet short: dropped */
   cert_pair(&ci, &cr, &si, &sr, st);
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_input(&r, bi, li, now_ms, br, CAP, &lr), GOSTX_OK, "response");
   gostx_ike_hdr hd;
@@ -1082,7 +1082,7 @@ static void cookies(void) {
   static const uint8_t secret[32] = "the responder's cookie secret";
   static const uint8_t ip[4] = {192, 0, 2, 1}, ip2[4] = {192, 0, 2, 2};
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   gostx_ike_hdr h;
   gostx_ike_chain c;
   gostx_ike_notify n;
@@ -1144,7 +1144,7 @@ static void dropped(gostx_ike_engine *e, const uint8_t *msg, size_t len, size_t 
 
 static void strict(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   to_auth(&i, &r, &ci, &cr);
   dropped(&r, bi, li - 1, CAP, 0, GOSTX_EFORMAT, "IKE_AUTH truncated");
   dropped(&r, bi, li, 8, 1, GOSTX_ESTATE, "another SPIr");
@@ -1156,8 +1156,8 @@ static void strict(void) {
   dropped(&r, bi, li, li - 1, 1, GOSTX_EAUTH, "the ICV");
   dropped(&r, bi, li, li - 20, 1, GOSTX_EAUTH, "the ciphertext");
   dropped(&i, bi, li, CAP, 0, GOSTX_ESTATE, "the initiator's own request");
-  gostx_ike_engine fresh;
-  CHECK_RC(gostx__ike_engine_init(&fresh, &cr), GOSTX_OK, "a fresh responder");
+  static gostx_ike_engine fresh;
+  CHECK_RC(ike_engine_fresh(&fresh, &cr), GOSTX_OK, "a fresh responder");
   dropped(&fresh, bi, li, CAP, 0, GOSTX_ESTATE, "IKE_AUTH before IKE_SA_INIT");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the request itself");
   CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "the responder established");
@@ -1174,7 +1174,7 @@ static void forged_init_responses(void) {
   static uint8_t forged[CAP], err_msg[CAP];
   static gostx_ike_engine before;
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   size_t fl, el;
   start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
              GOSTX_IKE_KE_GOST3410_2012_512);
@@ -1183,8 +1183,8 @@ static void forged_init_responses(void) {
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the genuine response");
   /* the forged error: what a responder refusing this request would send */
   encr_aes_gcm(forged, &fl);
-  gostx_ike_engine r2;
-  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a refusing responder");
+  static gostx_ike_engine r2;
+  CHECK_RC(ike_engine_fresh(&r2, &cr), GOSTX_OK, "a refusing responder");
   CHECK_RC(gostx__ike_input(&r2, forged, fl, 0, err_msg, CAP, &el), GOSTX_OK, "refusal");
   memcpy(forged, br, lr);
   fl = lr;
@@ -1228,7 +1228,7 @@ static void reseal_with_esp_spi(const gostx_ike_engine *r, uint32_t spi) {
 /* An ESP SPI in the reserved 0-255 (RFC 4303 2.1): no Child SA. */
 static void reserved_esp_spi(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   to_auth(&i, &r, &ci, &cr);
   reseal_with_esp_spi(&r, 255);
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
@@ -1259,14 +1259,14 @@ static void answered_from_cache(gostx_ike_engine *r, const uint8_t *req, size_t 
 
 static void retransmission(void) {
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   uint8_t first[CAP], again[CAP], resp[CAP];
   size_t first_len, again_len, resp_len;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   ci.rto_ms = 500;
   ci.max_tries = 3;
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 1000, first, CAP, &first_len), GOSTX_OK, "request");
   CHECK_RC(gostx__ike_timer(&i, 1499, again, CAP, &again_len), GOSTX_OK, "timer");
   CHECK(again_len == 0, "nothing before the timeout");
@@ -1291,7 +1291,7 @@ static void retransmission(void) {
   CHECK_RC(gostx__ike_timer(&i, 100000, again, CAP, &again_len), GOSTX_OK, "timer");
   CHECK(again_len == 0, "nothing to retransmit once established");
   /* a responder that never answers: max_tries sends, then FAILED */
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_start(&i, 0, first, CAP, &first_len), GOSTX_OK, "request");
   int64_t t = 0;
   size_t sends = 1;
@@ -1336,7 +1336,7 @@ static int contacts(const gostx_ike_chain *c, int *after_auth) {
 static void initial_contact(void) {
   static uint8_t plain[CAP];
   gostx_ike_conf ci, cr;
-  gostx_ike_engine i, r;
+  static gostx_ike_engine i, r;
   gostx_ike_chain c;
   gostx_ike_hdr h;
   uint8_t first;
@@ -1382,6 +1382,266 @@ static void initial_contact(void) {
         i.error);
 }
 
+/* ---- a gateway's responder (issue 81): the conf chosen by the peer's
+ * IDi (three sites by PSK, remote users by certificate under a pattern),
+ * remote users given inner addresses from a pool by CP ---- */
+
+enum { SITES = 3, USERS = 6, POOL_CAP = 5, PEERS = SITES + USERS + 1 };
+static const char ra_suffix[] = ".branch.example.ru", ra_pattern[] = "*.branch.example.ru";
+
+typedef struct gateway {
+  gostx_ike_conf entry, site[SITES], ra; /* entry: IKE_SA_INIT's, and pick */
+  char site_id[SITES][32];
+  uint8_t site_psk[SITES][32];
+  gostx_ike_pool pool;
+  gostx_ike_lease slots[16];
+  unsigned picks, assigned;
+} gateway;
+
+/* The gateway's choice by ID: a site's own conf, or the remote-access
+ * template for an ID its pattern matches (its CA then vouches for it). */
+static const gostx_ike_conf *gw_pick(void *ctx, uint8_t type, const uint8_t *id, size_t len) {
+  gateway *g = ctx;
+  g->picks++;
+  for (int k = 0; k < SITES; k++)
+    if (type == GOSTX_IKE_ID_FQDN && len == strlen(g->site_id[k]) &&
+        !memcmp(id, g->site_id[k], len))
+      return &g->site[k];
+  return gostx__ike_id_match(ra_pattern, type, id, len) ? &g->ra : NULL;
+}
+
+/* gostx__ike_id_match's rules, one case each. */
+static void id_patterns(void) {
+  static const struct {
+    const char *pattern, *id;
+    uint8_t type;
+    int match;
+  } t[] = {
+      {"*.branch.example.ru", "u1.branch.example.ru", GOSTX_IKE_ID_FQDN, 1},
+      {"*.branch.example.ru", "a.b.Branch.EXAMPLE.ru", GOSTX_IKE_ID_FQDN, 1},
+      {"*.branch.example.ru", ".branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "u1.branch.example.ru.evil", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "u1xbranch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*.branch.example.ru", "u1.branch.example.ru", GOSTX_IKE_ID_DER_ASN1_DN, 0},
+      {"*.branch.example.ru", "u1.branch.example.ru", 11 /* ID_KEY_ID */, 0},
+      {"*.branch.example.ru", "u 1.branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*@example.ru", "anna@example.ru", GOSTX_IKE_ID_RFC822_ADDR, 1},
+      {"*@example.ru", "@example.ru", GOSTX_IKE_ID_RFC822_ADDR, 0},
+      {"site1.example.ru", "SITE1.example.ru", GOSTX_IKE_ID_FQDN, 1},
+      {"site1.example.ru", "site11.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"*", "anything.at.all", GOSTX_IKE_ID_FQDN, 1},
+      {"u*.branch.example.ru", "u1.branch.example.ru", GOSTX_IKE_ID_FQDN, 0},
+      {"**.example.ru", "a.example.ru", GOSTX_IKE_ID_FQDN, 0},
+  };
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
+    CHECK(gostx__ike_id_match(t[k].pattern, t[k].type, (const uint8_t *)t[k].id,
+                              strlen(t[k].id)) == t[k].match,
+          "pattern %s, ID %s (type %u): %s", t[k].pattern, t[k].id, t[k].type,
+          t[k].match ? "a match" : "none");
+  CHECK(!gostx__ike_id_match("*", GOSTX_IKE_ID_FQDN, (const uint8_t *)"x", 0), "an empty ID");
+}
+
+static int gw_assign(void *ctx, uint8_t type, const uint8_t *id, size_t len,
+                     const gostx_ike_cp *req, gostx_ike_cp *reply) {
+  gateway *g = ctx;
+  uint8_t key[1 + 256], addr[4];
+  (void)req;
+  key[0] = type; /* the identity the pool keys by: type and data */
+  memcpy(key + 1, id, len);
+  int rc = gostx__ike_pool_lease(&g->pool, key, 1 + len, NULL, addr);
+  if (rc == GOSTX_OK) rc = gostx__ike_cp_add(reply, GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS, addr, 4);
+  g->assigned += rc == GOSTX_OK;
+  return rc;
+}
+
+static void gateway_responder(void) {
+  static gateway g;
+  static gostx_ike_conf ci[PEERS];
+  static gostx_ike_engine i[PEERS], r[PEERS];
+  static pki_cert user[USERS + 1];
+  static char user_dns[USERS + 1][64], user_id[USERS + 1][40];
+  static const char *user_ext[USERS + 1][3];
+  static cert_side si[PEERS], sr;
+  static const uint8_t net[4] = {10, 77, 0, 0};
+  gostx_x509_store *st = gostx_x509_store_new();
+  gostx_ike_conf unused;
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  memset(&g, 0, sizeof g);
+  CHECK_RC(gostx__ike_pool_init(&g.pool, net, 4, 24, g.slots, 16, POOL_CAP), GOSTX_OK, "pool");
+  /* the remote-access template: certificates under root, any ID it picks */
+  cert_pair(&unused, &g.ra, &si[0], &sr, st);
+  g.ra.peer_id = NULL;
+  g.ra.peer_id_len = 0;
+  g.ra.cp_assign = gw_assign;
+  g.ra.ctx = &g;
+  g.entry = g.ra;
+  g.entry.pick = gw_pick;
+  for (int k = 0; k < SITES; k++) { /* sites: each its own PSK and ID */
+    snprintf(g.site_id[k], sizeof g.site_id[k], "site%d.example.ru", k + 1);
+    memset(g.site_psk[k], 'a' + k, sizeof g.site_psk[k]);
+    ike_psk_pair(&ci[k], &g.site[k], GOSTX_IKE_ENCR_MAGMA_MGM_KTREE,
+                 GOSTX_IKE_KE_GOST3410_2012_256);
+    g.site[k].psk = ci[k].psk = g.site_psk[k];
+    g.site[k].psk_len = ci[k].psk_len = sizeof g.site_psk[k];
+    g.site[k].peer_id = ci[k].id = (const uint8_t *)g.site_id[k];
+    g.site[k].peer_id_len = ci[k].id_len = strlen(g.site_id[k]);
+    ci[k].peer_id = g.ra.id; /* the gateway's own ID is the template's */
+    ci[k].peer_id_len = g.ra.id_len;
+    g.site[k].id = g.ra.id;
+    g.site[k].id_len = g.ra.id_len;
+  }
+  /* remote users u1..u6 under the pattern, one outside it (all under root) */
+  for (int u = 0; u <= USERS; u++) {
+    const int c = SITES + u;
+    if (u < USERS) snprintf(user_id[u], sizeof user_id[u], "u%d%s", u + 1, ra_suffix);
+    else snprintf(user_id[u], sizeof user_id[u], "mallory.example.ru");
+    snprintf(user_dns[u], sizeof user_dns[u], "subjectAltName=DNS:%s", user_id[u]);
+    user_ext[u][0] = "keyUsage=digitalSignature";
+    user_ext[u][1] = user_dns[u];
+    pki_make_cert(&user[u], "/CN=remote user/O=gostx/C=RU", &key256, user_ext[u], &root,
+                  &root_key);
+    cert_pair(&ci[c], &unused, &si[c], &sr, st);
+    si[c].der[0] = user[u].der;
+    si[c].len[0] = user[u].len;
+    ci[c].id = (const uint8_t *)user_id[u];
+    ci[c].id_len = strlen(user_id[u]);
+    ci[c].peer_id = g.ra.id;
+    ci[c].peer_id_len = g.ra.id_len;
+    ci[c].cp_request = 1;
+  }
+  /* all at once: each round every exchange one step on */
+  size_t len[PEERS];
+  static uint8_t msg[PEERS][CAP];
+  for (int c = 0; c < PEERS; c++) {
+    CHECK(ike_engine_fresh(&i[c], &ci[c]) == GOSTX_OK &&
+              ike_engine_fresh(&r[c], &g.entry) == GOSTX_OK &&
+              gostx__ike_start(&i[c], now_ms, msg[c], CAP, &len[c]) == GOSTX_OK,
+          "client %d and its gateway SA started", c);
+  }
+  for (int round = 0; round < 4; round++) {
+    for (int c = 0; c < PEERS; c++) {
+      size_t n = 0;
+      if (len[c]) gostx__ike_input(&r[c], msg[c], len[c], now_ms, br, CAP, &n);
+      len[c] = 0;
+      if (n) gostx__ike_input(&i[c], br, n, now_ms, msg[c], CAP, &len[c]);
+    }
+  }
+  for (int k = 0; k < SITES; k++) {
+    keys_agree(&i[k], &r[k], g.site_id[k]);
+    CHECK(r[k].cf == &g.site[k] && !r[k].inner_ip_len && !i[k].inner_ip_len,
+          "%s: its own conf, no inner address asked", g.site_id[k]);
+  }
+  for (int u = 0; u < POOL_CAP; u++) {
+    const int c = SITES + u;
+    keys_agree(&i[c], &r[c], user_id[u]);
+    CHECK(r[c].cf == &g.ra && i[c].inner_ip_len == 4 && r[c].inner_ip_len == 4 &&
+              !memcmp(i[c].inner_ip, r[c].inner_ip, 4) && !memcmp(i[c].inner_ip, net, 3),
+          "%s: an address of the pool by CP", user_id[u]);
+    for (int side = 0; side < 2; side++) {
+      const gostx_ike_ts_set *t = side ? &i[c].ts_i : &r[c].ts_i;
+      CHECK(t->n == 1 && t->ts[0].type == GOSTX_IKE_TS_IPV4 &&
+                !memcmp(t->ts[0].start, i[c].inner_ip, 4) &&
+                !memcmp(t->ts[0].end, i[c].inner_ip, 4),
+            "%s: TSi narrowed to it (%s)", user_id[u], side ? "client" : "gateway");
+    }
+    for (int v = 0; v < u; v++)
+      CHECK(memcmp(i[c].inner_ip, i[SITES + v].inner_ip, 4), "%s and %s: distinct addresses",
+            user_id[u], user_id[v]);
+  }
+  /* the sixth: the pool's cap reached, the IKE SA without a Child SA */
+  const int six = SITES + POOL_CAP;
+  CHECK(i[six].state == GOSTX_IKE_S_ESTABLISHED && !i[six].child.valid &&
+            i[six].error == GOSTX_IKE_N_INTERNAL_ADDRESS_FAILURE && !r[six].child.valid &&
+            !i[six].inner_ip_len,
+        "past the pool's cap: INTERNAL_ADDRESS_FAILURE, no Child SA (%d %u)", i[six].state,
+        i[six].error);
+  const int out = SITES + USERS; /* under root, its ID outside the pattern */
+  CHECK(r[out].state == GOSTX_IKE_S_FAILED && r[out].error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            i[out].state == GOSTX_IKE_S_FAILED && r[out].why &&
+            !strcmp(r[out].why, "no peer is configured for the peer's ID"),
+        "an ID outside the pattern: refused (%s)", r[out].why ? r[out].why : "(none)");
+  CHECK(g.assigned == POOL_CAP && g.pool.held == POOL_CAP && g.picks == PEERS,
+        "a lease per remote user taken, none for the refused (%u %u)", g.assigned, g.pool.held);
+  for (int c = 0; c < PEERS; c++) {
+    gostx__ike_engine_clear(&i[c]);
+    gostx__ike_engine_clear(&r[c]);
+  }
+  gostx_x509_store_free(st);
+}
+
+/* Issue 81's budget: an established peer of a gateway (its IKE SA and
+ * Child SA pair) costs at most 16 KiB. */
+enum { PEER_BUDGET = 16 * 1024 };
+
+/* What one established side holds: its struct and its heap buffers (the
+ * other side cleared first, the buffers counted as lib/ike allocates). */
+static size_t held_by(gostx_ike_engine *keep, gostx_ike_engine *drop, size_t base) {
+  gostx__ike_engine_clear(drop);
+  return sizeof *keep + gostx__ike_heap_bytes() - base;
+}
+
+/* The handshake's buffers (the IKE_SA_INIT messages, the initiator's
+ * IKE_AUTH request) go once it ends; the responder keeps just its last
+ * answer, and an exchange's request buffer goes with its answer. */
+static void held_once_established(void) {
+  gostx_x509_store *st = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  for (int sig = 0; sig < 2; sig++)
+    for (int side = 0; side < 2; side++) {
+      const char *what = sig ? "certificates" : "PSK";
+      const size_t base = gostx__ike_heap_bytes();
+      gostx_ike_conf ci, cr;
+      static gostx_ike_engine i, r;
+      cert_side si, sr;
+      if (sig) {
+        cert_pair(&ci, &cr, &si, &sr, st);
+        cert_handshake(&i, &r, &ci, &cr);
+      } else {
+        ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                     GOSTX_IKE_KE_GOST3410_2012_512);
+        handshake(&i, &r, &ci, &cr);
+      }
+      keys_agree(&i, &r, what);
+      const size_t held = side ? held_by(&i, &r, base) : held_by(&r, &i, base);
+      printf("# %s, %s: %zu octets held once established (struct %zu)\n", what,
+             side ? "initiator" : "responder", held, sizeof i);
+      CHECK(held <= PEER_BUDGET, "%s %s: %zu octets held, at most %d", what,
+            side ? "initiator" : "responder", held, PEER_BUDGET);
+      CHECK(!i.m1 && !i.m2 && !r.m1 && !r.m2 && !i.reasm_buf && !r.reasm_buf && !i.req &&
+                !r.req && (side ? !i.tx : r.tx != NULL),
+            "%s: only the responder's answer is left of the handshake", what);
+      gostx__ike_engine_clear(side ? &i : &r);
+      CHECK(gostx__ike_heap_bytes() == base, "%s: all of it freed", what);
+    }
+  /* a liveness exchange: its request's buffer freed on the answer, the
+   * answer cached (and resent for the request again, RFC 7296 2.1) */
+  const size_t base = gostx__ike_heap_bytes();
+  gostx_ike_conf ci, cr;
+  static gostx_ike_engine i, r;
+  uint8_t req[CAP], ans[CAP], again[CAP];
+  size_t req_len, ans_len, again_len;
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  handshake(&i, &r, &ci, &cr);
+  const size_t before = gostx__ike_heap_bytes();
+  CHECK_RC(gostx__ike_dpd(&i, 0, req, CAP, &req_len), GOSTX_OK, "DPD request");
+  CHECK(i.req && i.req_len == req_len, "the request kept while out, sized to fit");
+  CHECK_RC(gostx__ike_input(&r, req, req_len, 0, ans, CAP, &ans_len), GOSTX_OK, "DPD answered");
+  CHECK(r.tx_len == ans_len && !memcmp(r.tx, ans, ans_len), "the answer cached, sized to fit");
+  CHECK_RC(gostx__ike_input(&r, req, req_len, 0, again, CAP, &again_len), GOSTX_OK,
+           "DPD request again");
+  CHECK(again_len == ans_len && !memcmp(again, ans, ans_len), "the same answer again");
+  CHECK_RC(gostx__ike_input(&i, ans, ans_len, 0, again, CAP, &again_len), GOSTX_OK, "DPD answer");
+  CHECK((i.ev.flags & GOSTX_IKE_EV_ALIVE) && !i.req && i.pend == GOSTX_IKE_X_NONE,
+        "answered: the request's buffer freed");
+  CHECK(gostx__ike_heap_bytes() < before, "the IKE_AUTH answer's buffer gave way to the smaller one");
+  gostx__ike_engine_clear(&i);
+  gostx__ike_engine_clear(&r);
+  CHECK(gostx__ike_heap_bytes() == base, "both freed");
+  gostx_x509_store_free(st);
+}
+
 int main(void) {
   psk_established();
   refused_auth(wrong_psk, "wrong PSK", "the peer's AUTH does not verify (another PSK)");
@@ -1407,5 +1667,8 @@ int main(void) {
   forged_init_responses();
   reserved_esp_spi();
   initial_contact();
+  held_once_established();
+  id_patterns();
+  gateway_responder();
   return t_done();
 }

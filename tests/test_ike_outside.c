@@ -17,8 +17,8 @@ static size_t li, lr;
 
 static void establish(void) {
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
-  CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&R, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&I, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&R, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT");
   for (int k = 0; k < 4 && li; k++) {
     lr = 0;
@@ -100,8 +100,8 @@ static void not_answered(void) {
   m[18] = 40;
   CHECK_RC(gostx__ike_invalid_ike_spi(m, li, ans, CAP, &n), 0,
            "an unknown exchange: not answered");
-  gostx_ike_engine fresh;
-  CHECK_RC(gostx__ike_engine_init(&fresh, &ci), GOSTX_OK, "a new initiator");
+  static gostx_ike_engine fresh;
+  CHECK_RC(ike_engine_fresh(&fresh, &ci), GOSTX_OK, "a new initiator");
   CHECK_RC(gostx__ike_start(&fresh, 0, m, CAP, &n), GOSTX_OK, "its IKE_SA_INIT");
   const size_t init_len = n;
   CHECK_RC(gostx__ike_invalid_ike_spi(m, init_len, ans, CAP, &n), 0, "IKE_SA_INIT: not answered");

@@ -24,8 +24,8 @@ static size_t li, lr;
 /* A fresh pair, the initiator's IKE_SA_INIT request in bi. */
 static void start(void) {
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
-  CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&R, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&I, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&R, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
 }
 

@@ -48,8 +48,8 @@ static void talk_from_r(void) {
 
 static void establish(uint16_t encr, uint16_t group) {
   confs(encr, group);
-  CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&R, &cr), GOSTX_OK, "responder");
+  CHECK_RC(ike_engine_fresh(&I, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&R, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT");
   talk_from_i();
   CHECK(I.state == GOSTX_IKE_S_ESTABLISHED && R.state == GOSTX_IKE_S_ESTABLISHED &&
@@ -256,7 +256,7 @@ static uint16_t answer_notify(void) {
 static void refusals(void) {
   /* before ESTABLISHED */
   confs(GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(&I, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_rekey_child(&I, 1, 0, bi, CAP, &li), GOSTX_ESTATE,
            "rekey before IKE_SA_INIT");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT");
@@ -537,12 +537,12 @@ static void switch_order(int i_survives) {
   const int out_r = (answered_r & GOSTX_IKE_EV_CHILD_OUT) != 0;
   CHECK(out_i == i_survives && out_r == !i_survives,
         "on the answers only the survivor's initiator switches (I %d, R %d)", out_i, out_r);
-  probe = i_survives ? R : I;
+  CHECK_RC(gostx__ike_engine_copy(&probe, i_survives ? &R : &I), GOSTX_OK, "the other side forked");
   deliver(&probe, i_survives ? del_i : del_r, i_survives ? ldel_i : ldel_r, sink, &n);
   CHECK((probe.ev.flags & GOSTX_IKE_EV_CHILD_OUT) &&
             probe.child.spi_out == (i_survives ? 0x1111u : 0x3333u),
         "the other side switches to the survivor on the old SA's Delete");
-  gostx_memzero(&probe, sizeof probe);
+  gostx__ike_engine_clear(&probe);
 }
 
 /* The Deletes of a crossing carried to their answers. */

@@ -146,6 +146,11 @@ int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, s
   }
   gostx__ike_w_inner(&w, inner, sizeof inner);
   rc = w_identity(e, &w, GOSTX_IKE_PT_IDI);
+  if (rc == GOSTX_OK && e->cf->cp_request) { /* before SAi2 (RFC 7296 1.2's order) */
+    gostx_ike_cp cp = {.cfg_type = GOSTX_IKE_CFG_REQUEST};
+    rc = gostx__ike_cp_add(&cp, GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS, NULL, 0);
+    gostx__ike_w_cp(&w, &cp);
+  }
   if (rc == GOSTX_OK) w_child(e, &w, 1, &e->cf->tsi, &e->cf->tsr);
   if (rc == GOSTX_OK) rc = seal_tx(e, 0, 1, &w);
   if (rc != GOSTX_OK) return rc;
@@ -177,7 +182,9 @@ static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_
   const gostx_ike_payload *id = gostx__ike_find(c, id_type);
   const gostx_ike_payload *ap = gostx__ike_find(c, GOSTX_IKE_PT_AUTH);
   e->why = !id || !ap ? "no ID or AUTH payload" : "the peer's ID is not the one configured";
-  if (!id || !ap || !id_is_configured(e->cf, id)) return GOSTX_EAUTH;
+  /* a conf picked without a peer_id took the ID as it stands (a template's pattern) */
+  const int id_ok = id && ((e->picked && !e->cf->peer_id) || id_is_configured(e->cf, id));
+  if (!id_ok || !ap) return GOSTX_EAUTH;
   e->why = "the peer's AUTH method is not the one configured";
   if (gostx__ike_auth_read(ap->body, ap->len, &method, &auth, &auth_len) != GOSTX_OK ||
       method != e->cf->auth || octets(e, 0, id->body, id->len, &s) != GOSTX_OK)
@@ -315,11 +322,79 @@ static int refuse_auth(gostx_ike_engine *e, uint16_t type, int64_t now_ms, uint8
   return refuse_sealed(e, &w, type, now_ms, out, cap, out_len);
 }
 
+/* A gateway's conf for the peer's IDi (cf->pick): e->cf from now on.
+ * GOSTX_EAUTH when none is the peer's. */
+static int pick_conf(gostx_ike_engine *e, const gostx_ike_chain *c) {
+  const gostx_ike_payload *id = gostx__ike_find(c, GOSTX_IKE_PT_IDI);
+  uint8_t type;
+  const uint8_t *d;
+  size_t l;
+  if (!e->cf->pick) return GOSTX_OK;
+  e->why = "no peer is configured for the peer's ID";
+  if (!id || gostx__ike_id_read(id->body, id->len, &type, &d, &l) != GOSTX_OK)
+    return GOSTX_EAUTH;
+  const gostx_ike_conf *cf = e->cf->pick(e->cf->ctx, type, d, l);
+  if (!cf || cf->role != GOSTX_IKE_RESPONDER) return GOSTX_EAUTH;
+  e->cf = cf;
+  e->picked = 1;
+  e->why = NULL;
+  return GOSTX_OK;
+}
+
+/* The peer's CFG_REQUEST (RFC 7296 3.15) answered by cf->cp_assign into
+ * reply, TSi narrowed to the address given. 0 when there is none to
+ * answer (*reply then not written: cfg_type 0), else the refusal's notify. */
+static uint16_t assign(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_cp *reply,
+                       gostx_ike_ts_set *tsi) {
+  const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_CP), *id;
+  gostx_ike_cp req;
+  uint8_t type;
+  const uint8_t *d;
+  size_t l;
+  memset(reply, 0, sizeof *reply);
+  if (!p || !e->cf->cp_assign) return 0;
+  if (gostx__ike_cp_read(p->body, p->len, &req) != GOSTX_OK)
+    return GOSTX_IKE_N_INVALID_SYNTAX;
+  if (req.cfg_type != GOSTX_IKE_CFG_REQUEST) return 0;
+  id = gostx__ike_find(c, GOSTX_IKE_PT_IDI); /* read by check_peer already */
+  if (!id || gostx__ike_id_read(id->body, id->len, &type, &d, &l) != GOSTX_OK)
+    return GOSTX_IKE_N_INVALID_SYNTAX;
+  reply->cfg_type = GOSTX_IKE_CFG_REPLY;
+  if (e->cf->cp_assign(e->cf->ctx, type, d, l, &req, reply) != GOSTX_OK ||
+      gostx__ike_cp_valid(reply) != GOSTX_OK) {
+    memset(reply, 0, sizeof *reply);
+    e->why = "no inner address for the peer (its CFG_REQUEST)";
+    return GOSTX_IKE_N_INTERNAL_ADDRESS_FAILURE;
+  }
+  for (size_t i = 0; i < reply->n; i++)
+    if (reply->a[i].type == GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS && reply->a[i].len == 4) {
+      gostx_ike_ts_set one;
+      memset(&one, 0, sizeof one);
+      one.n = 1;
+      one.ts[0].type = GOSTX_IKE_TS_IPV4;
+      one.ts[0].end_port = 65535;
+      memcpy(one.ts[0].start, reply->a[i].v, 4);
+      memcpy(one.ts[0].end, reply->a[i].v, 4);
+      if (!ts_within(tsi, &one)) return GOSTX_IKE_N_TS_UNACCEPTABLE; /* not what it asked */
+      *tsi = one; /* its packets come from that address only (2.9) */
+      memcpy(e->inner_ip, reply->a[i].v, 4);
+      e->inner_ip_len = 4;
+      break;
+    }
+  return 0;
+}
+
 static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
   const int contact = initial_contact(c);
   if (gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK || contact < 0)
     return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
+  if (pick_conf(e, c) != GOSTX_OK) {
+    const char *why = e->why;
+    int rc = refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
+    e->why = why;
+    return rc;
+  }
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
   const char *why = no_usable_hash(e);
@@ -331,17 +406,21 @@ static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
   gostx_ike_ts_set tsi, tsr;
   uint8_t num = 0, inner[GOSTX_IKE_MSG_MAX - 64];
   uint32_t peer_spi = 0;
-  const uint16_t refused = responder_child(e, c, &num, &peer_spi, &tsi, &tsr);
+  gostx_ike_cp reply;
+  uint16_t refused = responder_child(e, c, &num, &peer_spi, &tsi, &tsr);
+  if (!refused) refused = assign(e, c, &reply, &tsi);
   int rc = new_esp_spi(e);
   if (rc != GOSTX_OK) return rc;
   gostx_ike_writer w;
   gostx__ike_w_inner(&w, inner, sizeof inner);
   rc = w_identity(e, &w, GOSTX_IKE_PT_IDR);
   if (rc != GOSTX_OK) return rc;
-  if (refused) /* the IKE SA stands without a Child SA (2.21.2) */
+  if (refused) { /* the IKE SA stands without a Child SA (2.21.2) */
     gostx__ike_w_notify_type(&w, refused, NULL, 0);
-  else
+  } else {
+    if (reply.cfg_type) gostx__ike_w_cp(&w, &reply); /* before SAr2 (1.2's order) */
     w_child(e, &w, num, &tsi, &tsr);
+  }
   rc = seal_tx(e, 1, e->msg_id, &w);
   if (rc == GOSTX_OK && !refused) rc = child_keys(e, peer_spi);
   e->ts_i = tsi; /* what a rekey of the Child SA asks for again (2.8) */
@@ -374,6 +453,22 @@ static int initiator_child(gostx_ike_engine *e, const gostx_ike_chain *c) {
   return child_keys(e, spi_of(&sa.p[0]));
 }
 
+/* The CFG_REPLY's INTERNAL_IP4_ADDRESS into e->inner_ip (none: left 0;
+ * a reply that does not read is as none: the Child SA's TSi says the rest). */
+static void take_inner(gostx_ike_engine *e, const gostx_ike_chain *c) {
+  const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_CP);
+  gostx_ike_cp cp;
+  if (!p || gostx__ike_cp_read(p->body, p->len, &cp) != GOSTX_OK ||
+      cp.cfg_type != GOSTX_IKE_CFG_REPLY)
+    return;
+  for (size_t i = 0; i < cp.n; i++)
+    if (cp.a[i].type == GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS && cp.a[i].len == 4) {
+      memcpy(e->inner_ip, cp.a[i].v, 4);
+      e->inner_ip_len = 4;
+      return;
+    }
+}
+
 static int initiator_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms) {
   const uint16_t err = gostx__ike_error_of(c);
   e->msg_id++;
@@ -384,6 +479,7 @@ static int initiator_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
   }
   e->state = GOSTX_IKE_S_ESTABLISHED;
   gostx__ike_live(e); /* either side's requests from now on (xchg.c) */
+  if (!err && e->cf->cp_request) take_inner(e, c);
   if (!err && initiator_child(e, c) != GOSTX_OK) e->error = GOSTX_IKE_N_INVALID_SYNTAX;
   if (err) e->error = err; /* the IKE SA stands, no Child SA (2.21.2) */
   return GOSTX_OK;

@@ -35,6 +35,12 @@ void gostx__ike_engine_clear(gostx_ike_engine *e) {
   if (!e) return;
   gostx__ike_sk_clear(&e->sk_in);
   gostx__ike_sk_clear(&e->sk_out);
+  gostx__ike_drop(&e->m1, &e->m1_len);
+  gostx__ike_drop(&e->m2, &e->m2_len);
+  gostx__ike_drop(&e->tx, &e->tx_len);
+  gostx__ike_drop(&e->req, &e->req_len);
+  gostx__ike_drop(&e->peer_certs, &e->peer_certs_len);
+  gostx__ike_reasm_free(e);
   gostx_memzero(e, sizeof *e);
 }
 
@@ -75,10 +81,10 @@ static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx_ike_hdr h;
   gostx_ike_writer w;
   gostx_ike_sa sa;
-  uint8_t *m = response ? e->m2 : e->m1;
-  size_t *m_len = response ? &e->m2_len : &e->m1_len;
+  uint8_t m[GOSTX_IKE_INIT_MAX];
+  size_t m_len = 0;
   gostx__ike_hdr_of(e, GOSTX_IKE_SA_INIT, response, 0, &h);
-  gostx__ike_w_msg(&w, m, GOSTX_IKE_INIT_MAX, &h);
+  gostx__ike_w_msg(&w, m, sizeof m, &h);
   if (e->cookie_len) gostx__ike_w_notify_type(&w, GOSTX_IKE_N_COOKIE, e->cookie, e->cookie_len);
   ike_proposal(e, num, !response, &sa);
   gostx__ike_w_sa(&w, &sa);
@@ -94,11 +100,11 @@ static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
                                         GOSTX_IKE_HASH_STREEBOG_512};
     gostx__ike_w_notify_type(&w, GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS, streebog, 4);
   }
-  int rc = gostx__ike_w_finish(&w, m_len);
-  if (rc == GOSTX_OK) {
-    memcpy(e->tx, m, *m_len);
-    e->tx_len = *m_len;
-  }
+  int rc = gostx__ike_w_finish(&w, &m_len);
+  if (rc == GOSTX_OK)
+    rc = response ? gostx__ike_keep(&e->m2, &e->m2_len, m, m_len)
+                  : gostx__ike_keep(&e->m1, &e->m1_len, m, m_len);
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&e->tx, &e->tx_len, m, m_len);
   return rc;
 }
 
@@ -261,7 +267,7 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   const gostx_ike_payload *sp = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
       read_ke(c, &ke_group, &ke, &ke_len) != GOSTX_OK ||
-      take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1 ||
+      take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > GOSTX_IKE_INIT_MAX ||
       read_announced(c, &ann) != GOSTX_OK ||
       gostx__ike_nat_check(e, c) != GOSTX_OK) /* SPIr still 0, as the request hashed it */
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
@@ -284,9 +290,8 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     e->why = "the peer's KE is not a point of its group's curve (or gives the identity)";
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
   }
-  memcpy(e->m1, msg, len);
-  e->m1_len = len;
-  rc = write_init(e, 1, sa.p[chosen].num);
+  rc = gostx__ike_keep(&e->m1, &e->m1_len, msg, len);
+  if (rc == GOSTX_OK) rc = write_init(e, 1, sa.p[chosen].num);
   if (rc != GOSTX_OK) return rc;
   e->state = GOSTX_IKE_S_INIT_DONE;
   e->msg_id = 1;
@@ -359,7 +364,7 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   size_t ke_len;
   if (!gostx__ike_find(c, GOSTX_IKE_PT_SA)) return init_notify(e, c, now_ms, out, cap, out_len);
   if (check_init_sa(e, c, &encr) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
-      g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2 ||
+      g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > GOSTX_IKE_INIT_MAX ||
       gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK || read_announced(c, &ann) != GOSTX_OK)
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
@@ -374,9 +379,9 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     e->nr_len = 0;
     return GOSTX_EFORMAT;
   }
+  int rc = gostx__ike_keep(&e->m2, &e->m2_len, msg, len);
+  if (rc != GOSTX_OK) return rc;
   keep_announced(e, &ann);
-  memcpy(e->m2, msg, len);
-  e->m2_len = len;
   e->error = 0; /* an error notify seen before was not the responder's last word */
   return gostx__ike_auth_request(e, now_ms, out, cap, out_len);
 }

@@ -1,7 +1,8 @@
 /* The IKEv2 exchange engine (engine.c, auth.c, cookie.c): one IKE SA in the
  * initiator or responder role running IKE_SA_INIT and IKE_AUTH (RFC 7296
- * 1.2) with the RFC 9385 transforms, without sockets or allocation: the
- * caller feeds each datagram in, sends what comes out, passes the time in
+ * 1.2) with the RFC 9385 transforms, without sockets (its message
+ * buffers on the heap, each held only while needed): the caller feeds each
+ * datagram in, sends what comes out, passes the time in
  * and drives the retransmission timer. On success the first Child SA's
  * keys come out in a gostx_ike_child; NAT detection (RFC 7296 2.23) says
  * whether a NAT stands in front of either side; encrypted messages go out
@@ -25,6 +26,7 @@ enum {
   GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
   GOSTX_IKE_N_AUTHENTICATION_FAILED = 24,
   GOSTX_IKE_N_NO_ADDITIONAL_SAS = 35,
+  GOSTX_IKE_N_INTERNAL_ADDRESS_FAILURE = 36,
   GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
   GOSTX_IKE_N_TEMPORARY_FAILURE = 43,
   GOSTX_IKE_N_CHILD_SA_NOT_FOUND = 44,
@@ -114,6 +116,26 @@ typedef struct gostx_ike_conf {
   size_t frag_size;
   uint32_t rto_ms;                     /* the first retransmission timeout (doubles) */
   unsigned max_tries;                  /* sends of one request before giving up */
+  /* A gateway's responder (issue 81): the conf to go on with for the
+   * peer's IDi (its type and data as sent), chosen when IKE_AUTH comes,
+   * before anything of it is checked (its PSK, CA, pool are the peer's);
+   * NULL refuses it (AUTHENTICATION_FAILED). The conf returned is a
+   * responder's; with peer_id NULL the ID stands as pick accepted it (a
+   * remote-access template's pattern), else it must be peer_id. The
+   * IKE_SA_INIT answered before is this conf's. NULL: no choice. */
+  const struct gostx_ike_conf *(*pick)(void *ctx, uint8_t id_type, const uint8_t *id,
+                                       size_t len);
+  /* initiator: a CFG_REQUEST for an INTERNAL_IP4_ADDRESS in IKE_AUTH (RFC
+   * 7296 3.15.1); the address the reply gives in e->inner_ip */
+  int cp_request;
+  /* responder: the peer's CFG_REQUEST answered: reply (CFG_REPLY, no
+   * attributes yet) filled for the peer of that ID, GOSTX_OK; an error
+   * leaves the IKE SA without a Child SA (INTERNAL_ADDRESS_FAILURE, RFC
+   * 7296 3.10.1). Its INTERNAL_IP4_ADDRESS narrows TSi to that address.
+   * NULL: a CFG_REQUEST is ignored (3.15). */
+  int (*cp_assign)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len,
+                   const gostx_ike_cp *req, gostx_ike_cp *reply);
+  void *ctx; /* pick's and cp_assign's */
 } gostx_ike_conf;
 
 /* An endpoint as NAT detection hashes it (RFC 7296 2.23): the IP address
@@ -148,6 +170,9 @@ typedef struct gostx__ike_test_hooks {
   uint8_t priv[64];  /* our ephemeral private key, big-endian, its curve's size */
   uint32_t esp_spi;  /* our new inbound ESP SPI in CREATE_CHILD_SA (0: drawn) */
 } gostx__ike_test_hooks;
+/* The octets the engines' buffers hold on the heap now, all engines
+ * together (the tests' measure of what an IKE SA costs). */
+size_t gostx__ike_heap_bytes(void);
 #endif
 
 typedef struct gostx_ike_events {
@@ -224,16 +249,27 @@ typedef struct gostx_ike_engine {
   gostx_ike_keys k;
   gostx_ike_sk sk_in, sk_out;
   uint64_t iv_out; /* one IV counter per direction and SA (docs/IKE.md) */
-  uint8_t m1[GOSTX_IKE_INIT_MAX], m2[GOSTX_IKE_INIT_MAX];
+  /* The buffers below are on the heap, each sized to what it holds and
+   * held only while needed (an established IKE SA is a few KiB, docs/IKE.md):
+   * m1, m2: the IKE_SA_INIT messages AUTH signs, until IKE_AUTH ends */
+  uint8_t *m1, *m2;
   size_t m1_len, m2_len;
   uint32_t msg_id;  /* initiator: the request out; responder: the next one expected */
-  uint8_t tx[GOSTX_IKE_MSG_MAX]; /* initiator: the request out; responder: the last response */
+  /* before IKE_AUTH's end: our last message (the initiator's request out,
+   * the responder's last response); after it the last response we sent
+   * (RFC 7296 2.1: a retransmitted request gets it again) */
+  uint8_t *tx;
   size_t tx_len;
   int64_t next_tx_ms;
   uint32_t rto_ms;
   unsigned tries;
   uint32_t esp_spi; /* ours */
   gostx_ike_child child;
+  /* the INTERNAL_IP4_ADDRESS of IKE_AUTH's CP: the initiator's, given by
+   * the responder; the one the responder gave (inner_ip_len 0: none) */
+  uint8_t inner_ip[4];
+  uint8_t inner_ip_len;
+  uint8_t picked; /* responder: cf is the one cf->pick chose for the peer's IDi */
   /* NAT detection (gostx__ike_engine_addrs): the addresses this SA's
    * datagrams leave from (local) and go to (remote), and what the peer's
    * IKE_SA_INIT said of them. nat_local: a NAT in front of us (the peer's
@@ -251,10 +287,11 @@ typedef struct gostx_ike_engine {
    * which certificate was revoked or had no status; "" when none */
   char cert_note[GOSTX_IKE_NOTE_MAX];
   /* the peer's certificates as its accepted IKE_AUTH carried them (DER
-   * back to back, peer_cert_lens[i] octets each: within one message, so
-   * within GOSTX_IKE_MSG_MAX) and when their path was judged (Unix
+   * back to back, peer_cert_lens[i] octets each, peer_certs_len in all:
+   * within one message, so within GOSTX_IKE_MSG_MAX) and when their path was judged (Unix
    * seconds): looked up again in later CRLs (gostx__ike_peer_recheck) */
-  uint8_t peer_certs[GOSTX_IKE_MSG_MAX];
+  uint8_t *peer_certs;
+  size_t peer_certs_len;
   uint16_t peer_cert_lens[GOSTX_IKE_MAX_CERTS];
   uint8_t n_peer_certs;
   int64_t peer_certs_at;
@@ -266,10 +303,11 @@ typedef struct gostx_ike_engine {
    * it holds no other IKE SA with us (any older one is dead to it) */
   uint8_t peer_initial_contact;
   /* RFC 7383: the peer announced IKEV2_FRAGMENTATION_SUPPORTED; the set
-   * of fragments being gathered (fragio.c) and what it holds */
+   * of fragments being gathered (fragio.c) and what it holds
+   * (GOSTX_IKE_MSG_MAX octets while a set is gathered, else NULL) */
   uint8_t peer_frag;
   gostx_ike_reasm reasm;
-  uint8_t reasm_buf[GOSTX_IKE_MSG_MAX];
+  uint8_t *reasm_buf;
   int64_t reasm_since_ms; /* when the set's first fragment came (2.6: its timeout) */
   /* established (xchg.c, child.c, ikesa.c, info.c) */
   gostx_ike_ts_set ts_i, ts_r; /* e->child's selectors (the IKE_AUTH initiator's view) */
@@ -281,7 +319,7 @@ typedef struct gostx_ike_engine {
   uint8_t pend_nonce[32];  /* our nonce in it */
   uint8_t pend_ike_spi[8]; /* IKE SA rekey: our new SPI */
   uint32_t pend_spi;       /* Child SA rekey: our new inbound SPI; Delete: the SPI deleted */
-  uint8_t req[GOSTX_IKE_MSG_MAX]; /* our outstanding request (retransmitted as is) */
+  uint8_t *req; /* our outstanding request (retransmitted as is), while pend */
   size_t req_len;
   int64_t last_heard_ms; /* the last authenticated message from the peer (DPD) */
   gostx_ike_child old;   /* the Child SA a rekey replaces, until deleted */
@@ -297,10 +335,17 @@ typedef struct gostx_ike_engine {
 #endif
 } gostx_ike_engine;
 
-/* A fresh engine for cf (copied by reference). The initiator's first
- * datagram comes from gostx__ike_start. */
+/* A fresh engine for cf (copied by reference), e holding nothing (new or
+ * cleared). The initiator's first datagram comes from gostx__ike_start.
+ * The engine allocates its message buffers as it goes (GOSTX_ENOMEM from a
+ * call that could not); an engine may be moved (its struct copied, the
+ * old copy forgotten), never duplicated. */
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf);
+/* Its keys wiped, its buffers wiped and freed. */
 void gostx__ike_engine_clear(gostx_ike_engine *e);
+/* dst (holding nothing) an independent copy of src, its buffers its own
+ * (a test's or fuzzer's fork of one side); GOSTX_ENOMEM: dst holds nothing. */
+int gostx__ike_engine_copy(gostx_ike_engine *dst, const gostx_ike_engine *src);
 /* The addresses NAT detection hashes, before gostx__ike_start (initiator)
  * or the first gostx__ike_input (responder: local the address and port the
  * request came to, remote where it came from). Without them the engine

@@ -16,6 +16,24 @@ void gostx__ike_w_notify_type(gostx_ike_writer *w, uint16_t type, const uint8_t 
  * of gostx__ike_chain_read over c) into w: UNSUPPORTED_CRITICAL_PAYLOAD
  * naming the payload's type (RFC 7296 2.5), else INVALID_SYNTAX; its type. */
 uint16_t gostx__ike_w_unreadable(gostx_ike_writer *w, int rc, const gostx_ike_chain *c);
+/* The engine's heap buffers (exchange.c): n octets (GOSTX_IKE_MSG_MAX
+ * at most), NULL when out of memory; p (n octets) wiped and freed (NULL:
+ * nothing). */
+uint8_t *gostx__ike_alloc(size_t n);
+void gostx__ike_free(uint8_t *p, size_t n);
+/* *p (*len octets) replaced by a copy of src (n octets, which may be *p's
+ * own), sized to fit; GOSTX_ENOMEM leaves *p as it was. */
+int gostx__ike_keep(uint8_t **p, size_t *len, const uint8_t *src, size_t n);
+/* *p wiped and freed, *len 0. */
+void gostx__ike_drop(uint8_t **p, size_t *len);
+/* What only the handshake needs (the IKE_SA_INIT messages, a set of
+ * fragments being gathered; the initiator's IKE_AUTH request) freed at
+ * IKE_AUTH's end. */
+void gostx__ike_handshake_done(gostx_ike_engine *e);
+/* Our outstanding request is answered or given up: e->pend none, e->req freed. */
+void gostx__ike_pend_done(gostx_ike_engine *e);
+/* The set of fragments and its buffer dropped (fragio.c). */
+void gostx__ike_reasm_free(gostx_ike_engine *e);
 /* e->tx out (and the initiator's retransmission timer started). */
 int gostx__ike_send(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                     size_t *out_len);

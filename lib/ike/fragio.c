@@ -15,27 +15,30 @@ static size_t sk_message_len(const gostx_ike_sk *sk, size_t inner_len) {
 }
 
 static int seal_fragments(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first,
-                          const uint8_t *inner, size_t inner_len) {
+                          const uint8_t *inner, size_t inner_len, uint8_t *buf, size_t *buf_len) {
   const size_t max = e->cf->frag_size;
   uint16_t total;
   size_t at = 0, len;
   int rc = gostx__ike_frag_total(&e->sk_out, inner_len, max, &total);
   for (uint16_t n = 1; rc == GOSTX_OK && n <= total; n++, at += len)
     rc = gostx__ike_frag_seal(&e->sk_out, e->iv_out++, h, first, inner, inner_len, max, n,
-                              e->tx + at, sizeof e->tx - at, &len);
-  e->tx_len = rc == GOSTX_OK ? at : 0;
+                              buf + at, GOSTX_IKE_MSG_MAX - at, &len);
+  *buf_len = at;
   return rc;
 }
 
 int gostx__ike_seal_out(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first,
                         const uint8_t *inner, size_t inner_len) {
   const size_t max = e->cf->frag_size;
-  if (e->peer_frag && max && sk_message_len(&e->sk_out, inner_len) > max)
-    return seal_fragments(e, h, first, inner, inner_len);
+  uint8_t buf[GOSTX_IKE_MSG_MAX]; /* sealed here, kept in e->tx sized to fit */
   size_t len = 0;
-  int rc = gostx__ike_sk_seal(&e->sk_out, e->iv_out++, h, first, inner, inner_len, e->tx,
-                              sizeof e->tx, &len);
-  e->tx_len = rc == GOSTX_OK ? len : 0;
+  int rc = e->peer_frag && max && sk_message_len(&e->sk_out, inner_len) > max
+               ? seal_fragments(e, h, first, inner, inner_len, buf, &len)
+               : gostx__ike_sk_seal(&e->sk_out, e->iv_out++, h, first, inner, inner_len, buf,
+                                    sizeof buf, &len);
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&e->tx, &e->tx_len, buf, len);
+  if (rc != GOSTX_OK) gostx__ike_drop(&e->tx, &e->tx_len);
+  gostx_memzero(buf, len);
   return rc;
 }
 
@@ -46,10 +49,17 @@ int64_t gostx__ike_reasm_timeout_ms(const gostx_ike_conf *cf) {
   return rto * (((int64_t)1 << tries) - 1); /* rto + 2 rto + ... (doubling, 2.1) */
 }
 
+void gostx__ike_reasm_free(gostx_ike_engine *e) {
+  if (e->reasm_buf) gostx__ike_reasm_reset(&e->reasm); /* what it gathered wiped */
+  gostx__ike_free(e->reasm_buf, GOSTX_IKE_MSG_MAX);
+  e->reasm_buf = NULL;
+  gostx__ike_reasm_init(&e->reasm, NULL, 0, e->reasm.msg_id);
+}
+
 void gostx__ike_reasm_expire(gostx_ike_engine *e, int64_t now_ms) {
-  if (e->reasm.buf == e->reasm_buf && e->reasm.have &&
+  if (e->reasm_buf && e->reasm.have &&
       now_ms - e->reasm_since_ms >= gostx__ike_reasm_timeout_ms(e->cf))
-    gostx__ike_reasm_reset(&e->reasm);
+    gostx__ike_reasm_free(e);
 }
 
 /* A fragment into the set for e->msg_id (a new set when it is another's,
@@ -59,18 +69,24 @@ static int add_fragment(gostx_ike_engine *e, const uint8_t *msg, size_t len, int
                         size_t *plain_len) {
   int complete = 0;
   if (!e->peer_frag) return GOSTX_ESTATE; /* 2.3: only after both announced it */
-  if (e->reasm.buf != e->reasm_buf || e->reasm.msg_id != e->msg_id) {
-    if (e->reasm.buf == e->reasm_buf) gostx__ike_reasm_reset(&e->reasm);
-    gostx__ike_reasm_init(&e->reasm, e->reasm_buf, sizeof e->reasm_buf, e->msg_id);
-  }
   gostx__ike_reasm_expire(e, now_ms);
+  if (e->reasm_buf && e->reasm.msg_id != e->msg_id) gostx__ike_reasm_free(e); /* another's */
+  if (!e->reasm_buf) { /* the buffer only while a set is gathered */
+    if (!(e->reasm_buf = gostx__ike_alloc(GOSTX_IKE_MSG_MAX))) return GOSTX_ENOMEM;
+    gostx__ike_reasm_init(&e->reasm, e->reasm_buf, GOSTX_IKE_MSG_MAX, e->msg_id);
+  }
   int rc = gostx__ike_reasm_add(&e->reasm, &e->sk_in, msg, len, &complete);
-  if (rc != GOSTX_OK) return rc;
+  if (rc != GOSTX_OK) {
+    if (!e->reasm.have) gostx__ike_reasm_free(e); /* a forged first one holds nothing */
+    return rc;
+  }
   /* the clock starts at a set's first fragment (a larger Total Fragments
    * starts the set over, and its clock with it) */
   if (e->reasm.have == 1) e->reasm_since_ms = now_ms;
   if (!complete) return GOSTX_IKE_PARTIAL;
-  return gostx__ike_reasm_take(&e->reasm, h, first, plain, cap, plain_len);
+  rc = gostx__ike_reasm_take(&e->reasm, h, first, plain, cap, plain_len);
+  gostx__ike_reasm_free(e);
+  return rc;
 }
 
 int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,

@@ -5,8 +5,9 @@
  * RFC 9385 key exchange; sk.c the Encrypted payload under
  * ENCR_*_MGM_KTREE. cp.c (the Configuration payload), pool.c (inner
  * addresses) and ts.c (traffic selector narrowing) are the foundations of
- * a many-peer gateway (issue 81): neither the engine nor the tunnel daemon
- * uses them yet. Internal: nothing here is exported yet. */
+ * a many-peer gateway (issue 81): the engine carries CP in IKE_AUTH
+ * (engine.h: cp_request, cp_assign); pool.c and ts.c are not used by the
+ * engine or the tunnel daemon yet. Internal: nothing here is exported yet. */
 #ifndef GOSTX_IKE_H
 #define GOSTX_IKE_H
 
@@ -206,9 +207,9 @@ typedef struct gostx_ike_ts_set {
 } gostx_ike_ts_set;
 int gostx__ike_ts_read(const uint8_t *body, size_t len, gostx_ike_ts_set *set);
 
-/* ---- the Configuration payload (cp.c, RFC 7296 3.15). Not yet used by
- * the engine or the tunnel daemon: the gateway of issue 81 will take it for
- * its remote users' inner addresses (2.19). ---- */
+/* ---- the Configuration payload (cp.c, RFC 7296 3.15): IKE_AUTH's
+ * CFG_REQUEST and CFG_REPLY in the engine (auth.c, for issue 81's remote
+ * users' inner addresses, 2.19); the tunnel daemon does not ask yet. ---- */
 enum {
   GOSTX_IKE_CFG_REQUEST = 1,
   GOSTX_IKE_CFG_REPLY = 2,
@@ -475,6 +476,16 @@ enum {
   GOSTX_IKE_HASH_STREEBOG_512 = 7,
   GOSTX_IKE_MAX_CERTS = 4 /* CERT payloads taken from one message */
 };
+
+/* A remote-access template's pattern (issue 81) against a peer's ID (its
+ * type and data as IKE_AUTH carries them): 1 when it matches, else 0.
+ * FQDN and RFC822_ADDR IDs only (a DER_ASN1_DN pattern such as
+ * "CN=*.branch.example.ru" is not read yet: 0), printable ASCII without
+ * spaces. The pattern is a name compared in either case (RFC 4343), or
+ * one led by '*': "*" matches any name, "*.branch.example.ru" (or
+ * "*@example.ru") any that ends so after at least one character; a '*'
+ * elsewhere matches nothing. (idmatch.c) */
+int gostx__ike_id_match(const char *pattern, uint8_t type, const uint8_t *id, size_t len);
 
 /* The AUTH data of method 14 for key: the AlgorithmIdentifier's length
  * (12), id-tc26-signwithdigest-gost3410-12-256 or -512 without parameters,

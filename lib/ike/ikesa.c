@@ -151,7 +151,7 @@ int gostx__ike_ikesa_deleted_in_rekey(gostx_ike_engine *e, gostx_ike_new_sa *ns)
   if (!e->ike_twin.ready) return 0;
   *ns = e->ike_twin;
   gostx_memzero(&e->ike_twin, sizeof e->ike_twin);
-  e->pend = GOSTX_IKE_X_NONE; /* our own rekey forgotten */
+  gostx__ike_pend_done(e); /* our own rekey forgotten */
   gostx_memzero(e->priv, sizeof e->priv);
   return 1;
 }

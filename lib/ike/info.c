@@ -20,7 +20,7 @@ static void ike_gone(gostx_ike_engine *e) {
   gostx__ike_ev_retired(e, &e->old);
   gostx__ike_ev_retired(e, &e->twin);
   e->state = GOSTX_IKE_S_DELETED;
-  e->pend = GOSTX_IKE_X_NONE;
+  gostx__ike_pend_done(e);
   e->ev.flags |= GOSTX_IKE_EV_IKE_DELETED;
 }
 

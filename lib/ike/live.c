@@ -10,6 +10,7 @@ void gostx__ike_live(gostx_ike_engine *e) {
   e->orig_init = e->cf->role == GOSTX_IKE_INITIATOR;
   e->req_id = e->orig_init ? 2 : 0;
   e->peer_req = e->orig_init ? 0 : 2;
+  gostx__ike_handshake_done(e);
 }
 
 /* e->ev is what the last call changed (left as it was when it was empty,
@@ -147,12 +148,16 @@ int gostx__ike_request(gostx_ike_engine *e, uint8_t exchange, uint8_t kind, int 
                        gostx_ike_writer *w, int64_t now_ms, uint8_t *out, size_t cap,
                        size_t *out_len) {
   const sa_ref s = old ? old_one(e, old - 1) : current(e);
-  int rc = seal(&s, exchange, 0, *s.req_id, w, e->req, sizeof e->req, &e->req_len);
+  size_t len = 0;
+  int rc = seal(&s, exchange, 0, *s.req_id, w, out, cap, &len);
+  /* kept sized to fit for its retransmissions, freed once answered */
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&e->req, &e->req_len, out, len);
   if (rc != GOSTX_OK) return rc;
   e->pend = kind;
   e->pend_slot = (uint8_t)(old ? old - 1 : 0);
   e->tries = 1;
   e->rto_ms = e->cf->rto_ms ? e->cf->rto_ms : 500;
   e->next_tx_ms = now_ms + e->rto_ms;
-  return gostx__ike_copy_out(e->req, e->req_len, out, cap, out_len);
+  *out_len = len;
+  return GOSTX_OK;
 }

@@ -199,6 +199,7 @@ static void start_init(gostx__ike_mgr *k, int64_t now) {
       gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
       gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
     say("cannot start an IKE SA");
+    gostx__ike_engine_clear(&k->init); /* what it allocated before failing */
     k->init_next_ms = now + GOSTX_IKE_MGR_RETRY_MS;
     return;
   }
@@ -224,8 +225,7 @@ static void unknown_sa(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *f
 
 /* k->init holds the installed SA: moved into a free responder slot so
  * that k->init can start a new one beside it (the engine holds no pointer
- * into itself but its reassembly's, set again on its next use). 0: no
- * slot free. */
+ * into itself; its buffers go with it). 0: no slot free. */
 static int free_init(gostx__ike_mgr *k, int64_t now) {
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
     if (!k->resp[i].used) {
@@ -233,7 +233,7 @@ static int free_init(gostx__ike_mgr *k, int64_t now) {
       k->resp[i].used = 1;
       k->resp[i].born_ms = now;
       k->sa = &k->resp[i].e;
-      gostx__ike_engine_clear(&k->init);
+      gostx_memzero(&k->init, sizeof k->init); /* moved: its buffers are the slot's */
       k->init_on = 0;
       return 1;
     }

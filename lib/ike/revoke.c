@@ -63,7 +63,9 @@ gostx_x509_status gostx__ike_path_verify(const gostx_x509_store *store,
 }
 
 void gostx__ike_peer_keep(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now) {
+  uint8_t buf[GOSTX_IKE_MSG_MAX];
   size_t off = 0, n = 0;
+  gostx__ike_drop(&e->peer_certs, &e->peer_certs_len);
   e->n_peer_certs = 0;
   for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_CERT); p;
        p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_CERT)) {
@@ -72,12 +74,14 @@ void gostx__ike_peer_keep(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
     size_t len;
     /* read and bounded as the accepted path was (read_certs, one message) */
     if (n == GOSTX_IKE_MAX_CERTS || gostx__ike_cert_read(p->body, p->len, &enc, &der, &len) ||
-        len > sizeof e->peer_certs - off)
+        len > sizeof buf - off)
       return;
-    memcpy(e->peer_certs + off, der, len);
+    memcpy(buf + off, der, len);
     e->peer_cert_lens[n++] = (uint16_t)len;
     off += len;
   }
+  /* kept sized to fit: they stay as long as the IKE SA */
+  if (gostx__ike_keep(&e->peer_certs, &e->peer_certs_len, buf, off) != GOSTX_OK) return;
   e->n_peer_certs = (uint8_t)n;
   e->peer_certs_at = now;
 }

@@ -66,8 +66,11 @@ static int request_in(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first
     (void)gostx__ike_w_unreadable(&w, rc, &c);
   else if ((rc = answer(e, h->exchange, &c, &w, &ns)) != GOSTX_OK)
     return rc;
-  rc = gostx__ike_seal_sa(e, 0, h->exchange, 1, h->msg_id, &w, e->tx, sizeof e->tx, &e->tx_len);
+  size_t len = 0;
+  rc = gostx__ike_seal_sa(e, 0, h->exchange, 1, h->msg_id, &w, out, cap, &len);
   gostx_memzero(inner, sizeof inner);
+  /* the answer kept for the request's retransmissions (2.1), sized to fit */
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&e->tx, &e->tx_len, out, len);
   if (rc != GOSTX_OK) return rc;
   e->peer_req++;
   e->old_sa[0].tx_cached = 0; /* e->tx is this SA's now */
@@ -77,7 +80,8 @@ static int request_in(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first
   if (rc == GOSTX_OK && deleted) /* the peer deleted the SA this answer went over (2.8.2) */
     rc = close_old(&e->old_sa[0], e->tx, e->tx_len);
   if (rc != GOSTX_OK) return rc;
-  return gostx__ike_copy_out(e->tx, e->tx_len, out, cap, out_len);
+  *out_len = len;
+  return GOSTX_OK;
 }
 
 /* ---- our requests' answers ---- */
@@ -92,7 +96,7 @@ static int response_in(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t firs
       h->exchange != (create ? GOSTX_IKE_CREATE_CHILD_SA : GOSTX_IKE_INFORMATIONAL))
     return GOSTX_ESTATE;
   if (gostx__ike_chain_read(first, plain, plain_len, &c, NULL) != GOSTX_OK) return GOSTX_EFORMAT;
-  e->pend = GOSTX_IKE_X_NONE;
+  gostx__ike_pend_done(e);
   e->req_id++;
   if (kind == GOSTX_IKE_X_REKEY_CHILD)
     return gostx__ike_child_response(e, &c, now_ms, out, cap, out_len);
@@ -129,7 +133,7 @@ static int old_sa_input(gostx_ike_engine *e, int k, const uint8_t *msg, size_t l
   gostx_memzero(plain, sizeof plain); /* a Delete or nothing: its contents do not matter */
   if (rc != GOSTX_OK) return rc;
   if (response) { /* our Delete answered: the SA is gone */
-    e->pend = GOSTX_IKE_X_NONE;
+    gostx__ike_pend_done(e);
     old_sa_wipe(o);
     return GOSTX_OK;
   }
@@ -142,7 +146,7 @@ static int old_sa_input(gostx_ike_engine *e, int k, const uint8_t *msg, size_t l
                           &bye_len);
   o->peer_req++;
   if (rc == GOSTX_OK) rc = close_old(o, bye, bye_len);
-  if (ours_out) e->pend = GOSTX_IKE_X_NONE; /* both deleting it (2.25.2) */
+  if (ours_out) gostx__ike_pend_done(e); /* both deleting it (2.25.2) */
   return rc == GOSTX_OK ? gostx__ike_copy_out(o->bye, o->bye_len, out, cap, out_len) : rc;
 }
 
@@ -195,7 +199,7 @@ int gostx__ike_live_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, siz
   if (e->tries >= (e->cf->max_tries ? e->cf->max_tries : 5)) {
     if (e->pend == GOSTX_IKE_X_DELETE_OLD_IKE) { /* the old SA is dead either way */
       old_sa_wipe(&e->old_sa[e->pend_slot]);
-      e->pend = GOSTX_IKE_X_NONE;
+      gostx__ike_pend_done(e);
       return GOSTX_OK;
     }
     e->state = GOSTX_IKE_S_FAILED; /* 2.4: the peer is gone, and with it every SA */

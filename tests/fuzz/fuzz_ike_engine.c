@@ -85,8 +85,8 @@ static void setup(void) {
   ASSERT(gostx__ike_input(&resp_ready, a, al, 0, b, CAP, &bl) == GOSTX_OK && bl);
   ASSERT(resp_ready.state == GOSTX_IKE_S_INIT_DONE);
   /* the pair: the same exchange carried on to ESTABLISHED */
-  est_i = init_sent;
-  est_r = resp_ready;
+  ASSERT(gostx__ike_engine_copy(&est_i, &init_sent) == GOSTX_OK &&
+         gostx__ike_engine_copy(&est_r, &resp_ready) == GOSTX_OK);
   ASSERT(gostx__ike_input(&est_i, b, bl, 0, a, CAP, &al) == GOSTX_OK && al);
   ASSERT(gostx__ike_input(&est_r, a, al, 0, b, CAP, &bl) == GOSTX_OK && bl);
   ASSERT(gostx__ike_input(&est_i, b, bl, 0, a, CAP, &al) == GOSTX_OK);
@@ -142,6 +142,13 @@ static void request_keys(const gostx_ike_engine *r, gostx_ike_hdr *h, gostx_ike_
   h->msg_id = 1;
 }
 
+/* e (static: all zeros or an earlier fork) a copy of one of the states the
+ * targets start from, its buffers its own (an engine's are on the heap). */
+static void fork_of(gostx_ike_engine *e, const gostx_ike_engine *from) {
+  gostx__ike_engine_clear(e);
+  ASSERT(gostx__ike_engine_copy(e, from) == GOSTX_OK);
+}
+
 /* The inside sealed as the initiator's IKE_AUTH request, to the responder. */
 static void auth_inside(uint8_t first, const uint8_t *inner, size_t len) {
   static gostx_ike_engine r;
@@ -149,7 +156,7 @@ static void auth_inside(uint8_t first, const uint8_t *inner, size_t len) {
   size_t msg_len, out_len = 0;
   gostx_ike_sk sk_ei;
   gostx_ike_hdr h;
-  r = resp_ready;
+  fork_of(&r, &resp_ready);
   request_keys(&r, &h, &sk_ei);
   int rc = gostx__ike_sk_seal(&sk_ei, 1, &h, first, inner, len, msg, sizeof msg, &msg_len);
   gostx__ike_sk_clear(&sk_ei);
@@ -169,7 +176,7 @@ static void auth_fragments(size_t max, unsigned start, int twice, uint8_t first,
   gostx_ike_sk sk_ei;
   gostx_ike_hdr h;
   uint16_t total;
-  r = resp_ready;
+  fork_of(&r, &resp_ready);
   ASSERT(r.peer_frag); /* the initiator's IKE_SA_INIT announced it */
   request_keys(&r, &h, &sk_ei);
   if (gostx__ike_frag_total(&sk_ei, len, max, &total) == GOSTX_OK)
@@ -205,7 +212,7 @@ static void live_inside(uint8_t sel, uint8_t first, const uint8_t *inner, size_t
   size_t msg_len, out_len = 0;
   const gostx_ike_engine *peer = sel & 1 ? &est_r : &est_i;
   gostx_ike_hdr h;
-  e = sel & 1 ? est_i : est_r;
+  fork_of(&e, sel & 1 ? &est_i : &est_r);
   first_request(&e, sel);
   const int answer = (sel >> 2 & 3) && (sel & 32);
   memset(&h, 0, sizeof h);
@@ -234,12 +241,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!ready) setup(), ready = 1;
   if (size < 2) return 0;
   if (data[0] == 0) {
+    gostx__ike_engine_clear(&e); /* its buffers from the last input */
     ASSERT(gostx__ike_engine_init(&e, &cr) == GOSTX_OK);
     datagrams(&e, data + 1, size - 1, 1);
   } else if (data[0] == 1) {
     auth_inside(data[1], data + 2, size - 2);
   } else if (data[0] == 2) {
-    e = init_sent;
+    fork_of(&e, &init_sent);
     datagrams(&e, data + 1, size - 1, 0);
   } else if ((data[0] & 0xf) == 3 && size >= 4) {
     /* byte 1: the fragment size / 8, byte 2 the first fragment given, byte

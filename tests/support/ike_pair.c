@@ -27,3 +27,8 @@ void ike_psk_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, uint16_t encr, uint16_
   cr->id = id_r;
   cr->peer_id = id_i;
 }
+
+int ike_engine_fresh(gostx_ike_engine *e, const gostx_ike_conf *cf) {
+  gostx__ike_engine_clear(e);
+  return gostx__ike_engine_init(e, cf);
+}

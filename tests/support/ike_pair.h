@@ -14,4 +14,9 @@
  * they point to live as long as the program. */
 void ike_psk_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, uint16_t encr, uint16_t group);
 
+/* e (all zeros, or an engine used before: the tests' engines are static)
+ * cleared, its buffers freed, and started for cf: gostx__ike_engine_init's
+ * result. */
+int ike_engine_fresh(gostx_ike_engine *e, const gostx_ike_conf *cf);
+
 #endif
