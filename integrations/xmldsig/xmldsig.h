@@ -127,8 +127,8 @@ typedef struct gostx_xmldsig_signature {
 } gostx_xmldsig_signature;
 
 /* One Reference verified: the number of its Signature (1-based), its URI
- * (as the document writes it; "" the whole document) and what it signed:
- * signed_data[offset, offset + len). */
+ * (as the document writes it, its first 255 bytes; "" the whole document)
+ * and what it signed: signed_data[offset, offset + len). */
 typedef struct gostx_xmldsig_reference {
   size_t signature;
   char uri[256];
