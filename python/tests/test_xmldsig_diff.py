@@ -21,7 +21,7 @@ from test_xmldsig import DOC, SMEV, SOAP, Pki  # noqa: E402 (the gostx side: key
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "fuzz" / "corpus" / "fuzz_xmldsig"
-RANDOM_DOCS = 24  # each: 2 signatures, 4 verifications, a tampered copy
+RANDOM_DOCS = 16  # each: 2 signatures, 4 verifications, a tampered copy
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +153,10 @@ def _attacks(signed):
 @pytest.mark.parametrize("form", ["enveloped", "detached", "enveloping"])
 def test_attack_corpus(gx, form):
     doc = DOC.replace(b'<root xmlns="urn:a"', b'<root xmlns="urn:a" xml:lang="ru"')
-    for signed in (py_sign(gx, doc, "d1" if form != "enveloping" else "", form=form)[1],
-                   cli_sign(gx, doc, "d1" if form != "enveloping" else "", form=form)[1]):
+    ref = "d1" if form != "enveloping" else ""
+    # the command's signature too for one form (the CI's time: each case is 2 processes)
+    signers = (py_sign, cli_sign) if form == "enveloped" else (py_sign,)
+    for signed in (sign(gx, doc, ref, form=form)[1] for sign in signers):
         for name, xml in _attacks(signed):
             try:
                 agree(gx, xml)
