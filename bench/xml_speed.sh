@@ -5,7 +5,7 @@
 #     (exc-c14n + the SMEV transform, into CallerInformationSystemSignature)
 #     and verified (References, SignatureValue, chain) per CPU-second, one
 #     thread: bench/xml/xml_docs.c over libgostx-xmldsig; then the same through
-#     Python's gostx.xmldsig (lxml) when $PYTHON imports it; then Santuario
+#     Python's gostx.xmldsig (the same library) when $PYTHON imports it; then Santuario
 #     2.1.7 + BouncyCastle (Debian's jars, bench/xml/XmlDsigGostBench.java over
 #     tests/support/XmlDsigGost.java: the same form and transforms, key and
 #     certificate) after WARM CPU-seconds of JIT warm-up, the median of 3
@@ -81,7 +81,7 @@ while True:
     t = time.process_time() - t0
     if t >= limit:
         break
-print(f"Python (gostx.xmldsig, lxml): {n} signed + verified in {t:.2f} CPU-s: "
+print(f"Python (gostx.xmldsig): {n} signed + verified in {t:.2f} CPU-s: "
       f"{n / t:.1f} per CPU-second")
 PY
 else

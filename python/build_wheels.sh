@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the gostx wheel for this machine's CPython and repairs it into a
-# manylinux wheel with auditwheel (the extension links libgostx statically, so
-# the repair only checks the glibc symbol versions and sets the tag), then
-# installs the repaired wheel into a fresh virtual environment and imports it.
+# manylinux wheel with auditwheel (the extension links libgostx and
+# libgostx-xmldsig statically: the repair checks the glibc symbol versions,
+# sets the tag and copies libxml2, which gostx.xmldsig's library links, with
+# what it needs into the wheel), then installs the repaired wheel into a
+# fresh virtual environment and imports it.
 # Output: python/dist/gostx-*-manylinux_*.whl.
 #   usage: python/build_wheels.sh [PYTHON]       (default python3)
 # For wheels that also run on older distributions than the build machine's,
@@ -22,5 +24,5 @@ wheel=$(ls -t dist/gostx-*manylinux*.whl | head -n1)
 "$PYTHON" -m venv "$work/check"
 "$work/check/bin/pip" install -q "$wheel"
 (cd "$work" && "$work/check/bin/python" -c \
-  'import gostx; assert gostx.streebog256(b"").hexdigest() == "3f539a213e97c802cc229d474c6aa32a825a360b2a933a949fd925208d9ce1bb"; print("wheel ok:", gostx.implementations())')
+  'import gostx; assert gostx.streebog256(b"").hexdigest() == "3f539a213e97c802cc229d474c6aa32a825a360b2a933a949fd925208d9ce1bb"; from gostx._native import lib; assert hasattr(lib, "gostx_xmldsig_sign"), "no libgostx-xmldsig"; print("wheel ok:", gostx.implementations())')
 echo "$wheel"

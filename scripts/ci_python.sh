@@ -12,7 +12,8 @@ PYTHON=${PYTHON:-python3}
 venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 "$PYTHON" -m venv "$venv"
-"$venv/bin/pip" install -q ./python pytest numpy gostcrypto mypy "dask[distributed]" \
+# GOSTX_XMLDSIG=ON: gostx.xmldsig's library (libxml2-dev) built, or the install fails
+"$venv/bin/pip" install -q --config-settings=cmake.define.GOSTX_XMLDSIG=ON ./python pytest numpy gostcrypto mypy "dask[distributed]" \
   "requests>=2.32.3" "httpx>=0.28" aiohttp lxml PyKCS11
 # python/tests/test_pkcs11.py makes tokens in gostx's module, built with the
 # command by the earlier stages: named here, a missing module fails the test
@@ -43,6 +44,8 @@ import gostx
 meta = md.metadata("gostx")
 assert meta["License-Expression"] == "BSD-2-Clause", meta["License-Expression"]
 assert any(str(f).endswith("gostx/LICENSE") for f in md.files("gostx")), "no LICENSE in the install"
+from gostx._native import lib  # the sdist carries integrations/xmldsig and built it
+assert hasattr(lib, "gostx_xmldsig_verify_untrusted"), "no libgostx-xmldsig in the sdist's build"
 print("sdist install:", gostx.__version__, gostx.implementations())
 PY
 "$sdvenv/bin/python" -m pytest -q python/tests/test_vectors.py python/tests/test_doors.py

@@ -16,6 +16,13 @@ void gostx_xmldsig_result_free(gostx_xmldsig_result *r) {
   free(r->signed_data);
   r->signed_data = NULL;
   r->signed_len = 0;
+  free(r->ref);
+  r->ref = NULL;
+  for (size_t i = 0; i < GOSTX_XMLDSIG_MAX_SIGNATURES; i++) {
+    free(r->sig[i].cert);
+    r->sig[i].cert = NULL;
+    r->sig[i].cert_len = 0;
+  }
 }
 
 
@@ -86,12 +93,20 @@ static int append(gostx_xmldsig_result *res, const uint8_t *p, size_t len) {
   return 0;
 }
 
-static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, const xd_signed *s,
-                                       gostx_xmldsig_result *res) {
+/* Signature number's References (in res->ref, from its start) and their
+ * octets, one after another in res->signed_data. */
+static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, size_t number,
+                                       const xd_signed *s, gostx_xmldsig_result *res) {
+  gostx_xmldsig_reference *more = realloc(res->ref, (res->refs + s->nrefs + 1) * sizeof *more);
+  if (!more) {
+    xd_err(res->why, sizeof res->why, "out of memory");
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  res->ref = more;
   for (size_t i = 0; i < s->nrefs; i++) {
     const xd_ref *r = &s->refs[i];
     uint8_t *oct = NULL;
-    size_t len = 0;
+    size_t len = 0, at = res->signed_len;
     uint8_t h[64];
     if (xd_canonical(doc, r->target, sig, &r->t, &oct, &len)) {
       xd_err(res->why, sizeof res->why, "Reference \"%s\": canonicalization failed", r->uri);
@@ -109,7 +124,11 @@ static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, const xd_s
              bad == 2 ? "out of memory" : "the digest differs (content changed)");
       return GOSTX_XMLDSIG_DIGEST_MISMATCH;
     }
-    res->refs++;
+    gostx_xmldsig_reference *out = &res->ref[res->refs++];
+    out->signature = number;
+    snprintf(out->uri, sizeof out->uri, "%s", r->uri);
+    out->offset = at;
+    out->len = len;
   }
   return GOSTX_XMLDSIG_OK;
 }
@@ -305,7 +324,7 @@ static gostx_xmldsig_status verify_one(const xd_verify *v, size_t i, gostx_xmlds
     }
   }
   if (!st) st = xd_key_info(v->root, sig, &l, res->why, sizeof res->why);
-  if (!st) st = check_refs(v->doc, sig, &s, res);
+  if (!st) st = check_refs(v->doc, sig, i + 1, &s, res);
   if (!st) st = xd_check_value(v->doc, sig, &s, &l.c[0], res->why, sizeof res->why);
   if (!st) st = xd_check_chain(&l, v->store, v->opts, v->untrusted, v->n_untrusted, res);
   if (!st) {
@@ -314,6 +333,15 @@ static gostx_xmldsig_status verify_one(const xd_verify *v, size_t i, gostx_xmlds
     if (gostx_x509_name_text(l.c[0].subject, l.c[0].subject_len, info->subject,
                              sizeof info->subject))
       info->subject[0] = 0;
+    /* the signer's certificate handed back (KeyInfo's DER, not kept past here) */
+    info->cert = malloc(l.c[0].der_len);
+    if (info->cert) {
+      memcpy(info->cert, l.c[0].der, l.c[0].der_len);
+      info->cert_len = l.c[0].der_len;
+    } else {
+      xd_err(res->why, sizeof res->why, "out of memory");
+      st = GOSTX_XMLDSIG_MALFORMED;
+    }
   }
   xd_signed_free(&s);
   xd_certs_free(&l);

@@ -2,8 +2,11 @@
 # built when libxml2's headers are present; libgostx itself never links
 # libxml2. With it, `gostx xml` (cli/xml/) is built into the command.
 # GOSTX_XMLDSIG: AUTO (default: build if found), ON (fail if not found), OFF.
+# A GOSTX_LIB_ONLY build (the Python package's) makes the library alone,
+# and only when ON.
 set(GOSTX_XMLDSIG AUTO CACHE STRING "Build the XML signatures library and `gostx xml` (AUTO, ON, OFF)")
-if(GOSTX_XMLDSIG STREQUAL "OFF" OR NOT TARGET gostx_cli)
+if(GOSTX_XMLDSIG STREQUAL "OFF" OR (NOT TARGET gostx_cli AND NOT GOSTX_LIB_ONLY) OR
+   (GOSTX_LIB_ONLY AND NOT GOSTX_XMLDSIG STREQUAL "ON"))
   return()
 endif()
 # A cross build finds the build machine's libxml2 (scripts/check_cross.sh:
@@ -26,6 +29,9 @@ add_library(gostx_xmldsig STATIC ${_gostx_xmldsig_src})
 set_target_properties(gostx_xmldsig PROPERTIES OUTPUT_NAME gostx-xmldsig POSITION_INDEPENDENT_CODE ON)
 target_include_directories(gostx_xmldsig PUBLIC ${CMAKE_SOURCE_DIR}/integrations/xmldsig)
 target_link_libraries(gostx_xmldsig PUBLIC gostx LibXml2::LibXml2)
+if(GOSTX_LIB_ONLY)
+  return()
+endif()
 file(GLOB _gostx_xml_cli CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cli/xml/*.c)
 target_sources(gostx_cli PRIVATE ${_gostx_xml_cli})
 target_compile_definitions(gostx_cli PRIVATE GOSTX_WITH_XMLDSIG=1)

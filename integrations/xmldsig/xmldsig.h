@@ -120,7 +120,20 @@ typedef struct gostx_xmldsig_signature {
   char subject[256]; /* its signer's certificate's subject, as text */
   size_t refs;       /* its References */
   size_t offset, len; /* what they signed: signed_data[offset, offset + len) */
+  /* its signer's certificate (KeyInfo's first), DER: malloc'd, freed by
+   * gostx_xmldsig_result_free; NULL from the streaming verifier */
+  uint8_t *cert;
+  size_t cert_len;
 } gostx_xmldsig_signature;
+
+/* One Reference verified: the number of its Signature (1-based), its URI
+ * (as the document writes it, its first 255 bytes; "" the whole document)
+ * and what it signed: signed_data[offset, offset + len). */
+typedef struct gostx_xmldsig_reference {
+  size_t signature;
+  char uri[256];
+  size_t offset, len;
+} gostx_xmldsig_reference;
 
 /* What gostx_xmldsig_verify found. signed_data: what each Reference of
  * each Signature (in document order) signed, after its transforms (the
@@ -130,6 +143,9 @@ typedef struct gostx_xmldsig_result {
   uint8_t *signed_data; /* malloc'd; free with gostx_xmldsig_result_free */
   size_t signed_len;
   size_t refs;                 /* References verified */
+  /* those References in order, refs of them (malloc'd; NULL from the
+   * streaming verifier, whose signed data is never held) */
+  gostx_xmldsig_reference *ref;
   gostx_x509_status x509;      /* with GOSTX_XMLDSIG_CHAIN: the chain's status */
   char why[512];               /* one line: what was refused and where */
   /* with GOSTX_XMLDSIG_CHAIN: the depth in the path built of the

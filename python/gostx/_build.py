@@ -789,13 +789,14 @@ static const uint8_t *gxpy_bio_out(const gxpy_bio *b) { return b->out; }
 """
 
 
-def make_ffi():
+def make_ffi(xmldsig):  # xmldsig: libgostx-xmldsig's too (the script's argument "xmldsig")
     from _build_esign import CDEF_ESIGN  # beside this file (run as a script)
+    from _build_xmldsig import CDEF_XMLDSIG, SOURCE_XMLDSIG
     ffi = cffi.FFI()
-    ffi.cdef(CDEF + CDEF_ESIGN)
-    ffi.set_source("gostx._gostx", SOURCE)
+    ffi.cdef(CDEF + CDEF_ESIGN + (CDEF_XMLDSIG if xmldsig else ""))
+    ffi.set_source("gostx._gostx", SOURCE + (SOURCE_XMLDSIG if xmldsig else ""))
     return ffi
 
 
 if __name__ == "__main__":
-    make_ffi().emit_c_code(sys.argv[1])
+    make_ffi(sys.argv[2:] == ["xmldsig"]).emit_c_code(sys.argv[1])

@@ -40,14 +40,24 @@ static int mem_rewrite(void *ctx, const uint8_t *p, size_t n) {
   return 0;
 }
 
-static gostx_xmldsig_status verify(const uint8_t *xml, size_t len, const pki_cert *cert) {
+/* Verified against cert; what the result hands back (gostx.xmldsig's
+ * Signed: each Reference's URI and octets, the signer's certificate) is
+ * uri's one Reference, all the signed data, and cert. */
+static gostx_xmldsig_status verify(const uint8_t *xml, size_t len, const pki_cert *cert,
+                                   const char *uri) {
   gostx_x509_store *store = gostx_x509_store_new();
   gostx_x509_verify_opts o;
   gostx_x509_verify_opts_init(&o, IKE_PKI_T0 + 10);
   gostx_xmldsig_result r;
   CHECK_RC(gostx_x509_store_add_der(store, cert->der, cert->len), 0, "trust the certificate");
   gostx_xmldsig_status st = gostx_xmldsig_verify(xml, len, store, &o, &r);
+  if (!st)
+    CHECK(r.refs == 1 && r.ref && r.ref[0].signature == 1 && !strcmp(r.ref[0].uri, uri) &&
+              r.ref[0].offset == 0 && r.ref[0].len == r.signed_len && r.signed_len &&
+              r.sig[0].cert_len == cert->len && !memcmp(r.sig[0].cert, cert->der, cert->len),
+          "the Reference \"%s\" and the signer's certificate handed back", uri);
   gostx_xmldsig_result_free(&r);
+  CHECK(!r.ref && !r.sig[0].cert && !r.signed_data, "the result freed");
   gostx_x509_store_free(store);
   return st;
 }
@@ -71,7 +81,7 @@ int main(void) {
                                                &out, &out_len, err, sizeof err);
   CHECK(st == GOSTX_XMLDSIG_OK && t.signs == signs + 1, "signed through the token: %s",
         st ? err : "ok");
-  CHECK(st == GOSTX_XMLDSIG_OK && verify(out, out_len, &cert) == GOSTX_XMLDSIG_OK,
+  CHECK(st == GOSTX_XMLDSIG_OK && verify(out, out_len, &cert, "") == GOSTX_XMLDSIG_OK,
         "the token's XMLDSig verifies");
   free(out);
 
@@ -86,7 +96,7 @@ int main(void) {
   st = gostx_xmldsig_sign_stream(&io, &o, &k.k, err, sizeof err);
   CHECK(st == GOSTX_XMLDSIG_OK && t.signs == signs + 1, "streamed: one signature by the token: %s",
         st ? err : "ok");
-  CHECK(st == GOSTX_XMLDSIG_OK && verify(res.b, res.n, &cert) == GOSTX_XMLDSIG_OK,
+  CHECK(st == GOSTX_XMLDSIG_OK && verify(res.b, res.n, &cert, "#obj") == GOSTX_XMLDSIG_OK,
         "the streamed signature verifies");
 
   /* a token that fails */
