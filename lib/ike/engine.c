@@ -467,3 +467,25 @@ int gostx__ike_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_
     return gostx__ike_auth_input(e, msg, len, now_ms, out, cap, out_len);
   return GOSTX_ESTATE;
 }
+
+/* An independent copy (the tests fork engines): the heap buffers
+ * duplicated, so either may be cleared without the other. */
+int gostx__ike_engine_copy(gostx_ike_engine *dst, const gostx_ike_engine *src) {
+  *dst = *src;
+  dst->m1 = dst->m2 = dst->tx = dst->req = dst->peer_certs = dst->reasm_buf = NULL;
+  dst->m1_len = dst->m2_len = dst->tx_len = dst->req_len = dst->peer_certs_len = 0;
+  int rc = gostx__ike_keep(&dst->m1, &dst->m1_len, src->m1, src->m1_len);
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&dst->m2, &dst->m2_len, src->m2, src->m2_len);
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&dst->tx, &dst->tx_len, src->tx, src->tx_len);
+  if (rc == GOSTX_OK) rc = gostx__ike_keep(&dst->req, &dst->req_len, src->req, src->req_len);
+  if (rc == GOSTX_OK)
+    rc = gostx__ike_keep(&dst->peer_certs, &dst->peer_certs_len, src->peer_certs,
+                         src->peer_certs_len);
+  if (rc == GOSTX_OK && src->reasm_buf) {
+    if ((dst->reasm_buf = gostx__ike_alloc(GOSTX_IKE_MSG_MAX)) == NULL) rc = GOSTX_ENOMEM;
+    else memcpy(dst->reasm_buf, src->reasm_buf, GOSTX_IKE_MSG_MAX);
+  }
+  dst->reasm.buf = dst->reasm_buf;
+  if (rc != GOSTX_OK) gostx__ike_engine_clear(dst);
+  return rc;
+}

@@ -7,44 +7,6 @@
 #include "engine.h"
 #include "engine_int.h"
 
-#ifdef GOSTX_IKE_TEST_HOOKS
-#include <stdatomic.h>
-static atomic_size_t heap_bytes; /* what the engines hold (the daemon's tests run threads) */
-size_t gostx__ike_heap_bytes(void) { return atomic_load(&heap_bytes); }
-#define HEAP_COUNT(op, n) atomic_fetch_##op(&heap_bytes, (n))
-#else
-#define HEAP_COUNT(op, n) ((void)0)
-#endif
-
-uint8_t *gostx__ike_alloc(size_t n) {
-  uint8_t *p = n ? malloc(n) : NULL;
-  if (p) HEAP_COUNT(add, n);
-  return p;
-}
-
-void gostx__ike_free(uint8_t *p, size_t n) {
-  if (!p) return;
-  gostx_memzero(p, n); /* messages: keys never, but the peer's and ours in plain */
-  free(p);
-  HEAP_COUNT(sub, n);
-}
-
-int gostx__ike_keep(uint8_t **p, size_t *len, const uint8_t *src, size_t n) {
-  uint8_t *b = gostx__ike_alloc(n);
-  if (n && !b) return GOSTX_ENOMEM;
-  if (n) memcpy(b, src, n);
-  gostx__ike_drop(p, len); /* after the copy: src may be *p */
-  *p = b;
-  *len = n;
-  return GOSTX_OK;
-}
-
-void gostx__ike_drop(uint8_t **p, size_t *len) {
-  gostx__ike_free(*p, *len);
-  *p = NULL;
-  *len = 0;
-}
-
 void gostx__ike_handshake_done(gostx_ike_engine *e) {
   gostx__ike_drop(&e->m1, &e->m1_len);
   gostx__ike_drop(&e->m2, &e->m2_len);
@@ -108,24 +70,4 @@ size_t gostx__ike_out_next(const uint8_t *out, size_t out_len, size_t *at) {
   if (n < GOSTX_IKE_HDR_LEN || n > out_len - *at) return 0;
   *at += n;
   return n;
-}
-
-int gostx__ike_engine_copy(gostx_ike_engine *dst, const gostx_ike_engine *src) {
-  *dst = *src;
-  dst->m1 = dst->m2 = dst->tx = dst->req = dst->peer_certs = dst->reasm_buf = NULL;
-  dst->m1_len = dst->m2_len = dst->tx_len = dst->req_len = dst->peer_certs_len = 0;
-  int rc = gostx__ike_keep(&dst->m1, &dst->m1_len, src->m1, src->m1_len);
-  if (rc == GOSTX_OK) rc = gostx__ike_keep(&dst->m2, &dst->m2_len, src->m2, src->m2_len);
-  if (rc == GOSTX_OK) rc = gostx__ike_keep(&dst->tx, &dst->tx_len, src->tx, src->tx_len);
-  if (rc == GOSTX_OK) rc = gostx__ike_keep(&dst->req, &dst->req_len, src->req, src->req_len);
-  if (rc == GOSTX_OK)
-    rc = gostx__ike_keep(&dst->peer_certs, &dst->peer_certs_len, src->peer_certs,
-                         src->peer_certs_len);
-  if (rc == GOSTX_OK && src->reasm_buf) {
-    if ((dst->reasm_buf = gostx__ike_alloc(GOSTX_IKE_MSG_MAX)) == NULL) rc = GOSTX_ENOMEM;
-    else memcpy(dst->reasm_buf, src->reasm_buf, GOSTX_IKE_MSG_MAX);
-  }
-  dst->reasm.buf = dst->reasm_buf;
-  if (rc != GOSTX_OK) gostx__ike_engine_clear(dst);
-  return rc;
 }
