@@ -25,6 +25,8 @@
 extern "C" {
 #endif
 
+/* ---- the reply and its token: statuses, fields, the reader ---- */
+
 typedef enum gostx_cms_ts_status {
   GOSTX_CMS_TS_OK = 0,
   GOSTX_CMS_TS_MALFORMED,        /* not a DER TimeStampResp or TimeStampToken */
@@ -70,8 +72,6 @@ typedef struct gostx_cms_ts_verdict {
   gostx_cms_verdict cms;           /* status TOKEN: what the token's SignedData said */
   char oid[64];                    /* status UNKNOWN_ALGORITHM: the OID's dotted text */
 } gostx_cms_ts_verdict;
-
-/* ---- the reply read ---- */
 
 /* A TimeStampResp (section 2.4.2) or a bare TimeStampToken (what
  * openssl ts -reply -token_out writes) into *t. 0; GOSTX_EFORMAT with *st
