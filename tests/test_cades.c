@@ -90,7 +90,8 @@ static void make_t(const fixture *f, msg *bes, msg *t) {
   bes->len = f->bes_len;
   CHECK(parse(bes) == 0, "bes.der parses");
   CHECK(gostx_cms_ts_parse(f->t_reply, f->t_reply_len, &tok, NULL) == 0, "t.tsr parses");
-  CHECK(gostx_cms_ts_embed(&bes->sd, 0, tok.token, tok.token_len, t->buf, sizeof t->buf, &t->len) == 0 &&
+  CHECK(gostx_cades_add_timestamp(&bes->sd, 0, GOSTX_CADES_TS_SIGNATURE, tok.token, tok.token_len, t->buf,
+                                  sizeof t->buf, &t->len, NULL) == 0 &&
             parse(t) == 0,
         "CAdES-T made");
 }
@@ -113,15 +114,17 @@ static size_t esc_data(const msg *m, uint8_t *data, size_t cap) {
 static int write_esc_query(const char *path) {
   fixture f;
   msg bes, t, xl;
-  uint8_t data[16384], req[256];
+  uint8_t data[16384], req[256], digest[32];
   size_t req_len;
+  gostx_tsa_query_params q = {32, digest, NULL, NULL, 0, 1};
   gostx_cades_status st;
   load(&f);
   make_t(&f, &bes, &t);
   CHECK(add_validation(&f, &t, &f.v, GOSTX_CADES_REFS | GOSTX_CADES_VALUES, &xl, &st) == 0, "X Long");
   size_t len = esc_data(&xl, data, sizeof data);
   FILE *fp = fopen(path, "wb");
-  CHECK(fp && gostx_cms_ts_request(data, len, 32, req, sizeof req, &req_len) == 0 &&
+  gostx_streebog(32, data, len, digest);
+  CHECK(fp && gostx_tsa_query_write(&q, req, sizeof req, &req_len) == 0 &&
             fwrite(req, 1, req_len, fp) == req_len && fclose(fp) == 0,
         "request written to %s", path);
   return t_done();

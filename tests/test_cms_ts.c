@@ -1,4 +1,5 @@
-/* lib/cms's CAdES-T (gostx/cms_ts.h) without a peer, on a real TSA's
+/* lib/cms's CAdES-T (RFC 3161 over a signature value: gostx/tsa.h, the
+ * token added by gostx/cades.h) without a peer, on a real TSA's
  * replies kept in tests/vectors/cms_ts (openssl ts -engine gost; see its
  * make.sh): the request's exact DER; the reply read (genTime with
  * milliseconds and without) and checked against the signature it is for,
@@ -6,7 +7,8 @@
  * without timeStamping, a TSA under an unknown root, each named; every
  * byte of the TSTInfo, the token's signed attributes and its signature
  * changed, one at a time, refused; the token embedded, found again, the
- * signature still verifying; misuse. */
+ * signature still verifying; misuse; gostx/cms_ts.h's 0.x names give
+ * the same bytes and verdicts as the calls they stand for. */
 #include <stdlib.h>
 
 #include "testutil.h"
@@ -39,6 +41,22 @@ static gostx_x509_store *store_of(const char *name) {
   return s;
 }
 
+/* The query for a signature value, as a CAdES-T client asks it. */
+static int query(const gostx_cms_signer_info *si, size_t digest_len, uint8_t *out, size_t cap, size_t *len) {
+  uint8_t h[64];
+  gostx_tsa_query_params q = {digest_len, h, NULL, NULL, 0, 1};
+  gostx_streebog(digest_len == 64 ? 64 : 32, si->signature, si->signature_len, h);
+  return gostx_tsa_query_write(&q, out, cap, len);
+}
+
+/* The data's digests of both sizes, as gostx_tsa_verify takes them. */
+static gostx_tsa_expect digests_of(const uint8_t *data, size_t len, gostx_cms_hash *h) {
+  CHECK(gostx_cms_hash_init(h, GOSTX_CMS_HASH_256 | GOSTX_CMS_HASH_512) == 0 &&
+            gostx_cms_hash_update(h, data, len) == 0 && gostx_cms_hash_final(h) == 0,
+        "the digests of %zu bytes", len);
+  return (gostx_tsa_expect){h, NULL, 0, NULL, 0, NULL, 0};
+}
+
 static void request(const fixture *f) {
   const gostx_cms_signer_info *si = &f->sd.signers[0];
   uint8_t req[128], want[128], h[64];
@@ -49,16 +67,12 @@ static void request(const fixture *f) {
   memcpy(want, head256, sizeof head256);
   memcpy(want + sizeof head256, h, 32);
   memcpy(want + sizeof head256 + 32, "\x01\x01\xff", 3); /* certReq TRUE */
-  CHECK(gostx_cms_ts_request(si->signature, si->signature_len, 32, req, sizeof req, &len) == 0 &&
-            len == sizeof head256 + 35,
+  CHECK(query(si, 32, req, sizeof req, &len) == 0 && len == sizeof head256 + 35,
         "request: Streebog-256, %zu bytes", len);
   CHECK_BYTES(req, want, sizeof head256 + 35, "request: version 1, imprint, certReq");
-  CHECK(gostx_cms_ts_request(si->signature, si->signature_len, 64, NULL, 0, &need) == 0 && need == 2 + 0x58,
-        "request: Streebog-512's size, counted");
-  CHECK(gostx_cms_ts_request(si->signature, si->signature_len, 64, req, 10, &len) == GOSTX_ELEN,
-        "request: a short buffer is ELEN");
-  CHECK(gostx_cms_ts_request(si->signature, si->signature_len, 48, req, sizeof req, &len) == GOSTX_EINVAL,
-        "request: only Streebog-256 and -512");
+  CHECK(query(si, 64, NULL, 0, &need) == 0 && need == 2 + 0x58, "request: Streebog-512's size, counted");
+  CHECK(query(si, 64, req, 10, &len) == GOSTX_ELEN, "request: a short buffer is ELEN");
+  CHECK(query(si, 48, req, sizeof req, &len) == GOSTX_EINVAL, "request: only Streebog-256 and -512");
 }
 
 /* The reply parsed and checked: 0, or the status it was refused with
@@ -66,9 +80,11 @@ static void request(const fixture *f) {
 static int judge(const fixture *f, const uint8_t *der, size_t len, const gostx_cms_verify_params *p,
                  gostx_cms_ts_token *t, gostx_cms_ts_verdict *v) {
   gostx_cms_ts_status st;
+  gostx_cms_hash h;
   const gostx_cms_signer_info *si = &f->sd.signers[0];
+  gostx_tsa_expect e = digests_of(si->signature, si->signature_len, &h);
   if (gostx_cms_ts_parse(der, len, t, &st)) return (int)st;
-  if (gostx_cms_ts_verify(t, si->signature, si->signature_len, p, v)) return 100 + (int)v->status;
+  if (gostx_tsa_verify(t, &e, p, v)) return 100 + (int)v->status;
   return 0;
 }
 
@@ -119,22 +135,29 @@ static void tampering(fixture *f, const gostx_cms_ts_token *t) {
   CHECK(n > 300, "%zu bytes tried", n);
 }
 
+/* t added to sd's signer as a signature-time-stamp */
+static int add_ts(const gostx_cms_signed *sd, size_t signer, const gostx_cms_ts_token *t, uint8_t *out,
+                  size_t cap, size_t *len) {
+  return gostx_cades_add_timestamp(sd, signer, GOSTX_CADES_TS_SIGNATURE, t->token, t->token_len, out, cap,
+                                   len, NULL);
+}
+
 static void embedding(fixture *f, const gostx_cms_ts_token *t) {
   size_t need = 0, len, n, lens[4];
   const uint8_t *toks[4];
   gostx_cms_signed *again = malloc(sizeof *again), *twice = malloc(sizeof *twice);
   gostx_cms_hash h;
   gostx_cms_verdict v;
-  CHECK(gostx_cms_ts_embed(&f->sd, 0, t->token, t->token_len, NULL, 0, &need) == 0 &&
+  CHECK(add_ts(&f->sd, 0, t, NULL, 0, &need) == 0 &&
             /* [1] { SEQUENCE { OID, SET { token } } }: 4 + 4 + 13 + 4 header bytes */
             need == f->signed_len + t->token_len + 25,
         "embed: the size (%zu), counted", need);
   uint8_t *out = malloc(need), *out2 = malloc(2 * need);
-  CHECK(gostx_cms_ts_embed(&f->sd, 0, t->token, t->token_len, out, need - 1, &len) == GOSTX_ELEN,
+  CHECK(add_ts(&f->sd, 0, t, out, need - 1, &len) == GOSTX_ELEN,
         "embed: a short buffer is ELEN");
-  CHECK(gostx_cms_ts_embed(&f->sd, 1, t->token, t->token_len, out, need, &len) == GOSTX_EINVAL,
+  CHECK(add_ts(&f->sd, 1, t, out, need, &len) == GOSTX_EINVAL,
         "embed: no signer 1");
-  CHECK(gostx_cms_ts_embed(&f->sd, 0, t->token, t->token_len, out, need, &len) == 0 && len == need &&
+  CHECK(add_ts(&f->sd, 0, t, out, need, &len) == 0 && len == need &&
             gostx_cms_signed_parse(out, len, again, NULL) == 0,
         "embed: parses again");
   CHECK(gostx_cms_ts_tokens(&again->signers[0], toks, lens, 4, &n) == 0 && n == 1 &&
@@ -144,7 +167,7 @@ static void embedding(fixture *f, const gostx_cms_ts_token *t) {
             gostx_cms_hash_update(&h, f->content, f->content_len) == 0 && gostx_cms_hash_final(&h) == 0 &&
             gostx_cms_signed_verify(again, &h, &f->params, &v) == 0,
         "embed: the signature still verifies");
-  CHECK(gostx_cms_ts_embed(again, 0, t->token, t->token_len, out2, 2 * need, &len) == 0 &&
+  CHECK(add_ts(again, 0, t, out2, 2 * need, &len) == 0 &&
             gostx_cms_signed_parse(out2, len, twice, NULL) == 0 &&
             gostx_cms_ts_tokens(&twice->signers[0], toks, lens, 1, &n) == 0 && n == 2,
         "embed: a second token after the first (two counted, one room)");
@@ -154,6 +177,48 @@ static void embedding(fixture *f, const gostx_cms_ts_token *t) {
   free(out2);
   free(again);
   free(twice);
+}
+
+/* gostx/cms_ts.h's 0.x names against the calls they stand for: the same
+ * bytes, the same verdicts, on every reply kept here. */
+static void compat(fixture *f, const gostx_cms_ts_token *good) {
+  const gostx_cms_signer_info *si = &f->sd.signers[0];
+  uint8_t old_q[128], new_q[128];
+  size_t old_len, new_len;
+  for (size_t d = 32; d <= 64; d += 32)
+    CHECK(gostx_cms_ts_request(si->signature, si->signature_len, d, old_q, sizeof old_q, &old_len) == 0 &&
+              query(si, d, new_q, sizeof new_q, &new_len) == 0 && old_len == new_len &&
+              memcmp(old_q, new_q, new_len) == 0,
+          "gostx_cms_ts_request = gostx_tsa_query_write, Streebog-%zu", 8 * d);
+  const uint8_t *replies[] = {f->reply, f->other, f->noeku};
+  size_t lens[] = {f->reply_len, f->other_len, f->noeku_len};
+  gostx_cms_verify_params wrong = f->params;
+  wrong.store = f->wrong_store;
+  static gostx_cms_ts_token t;
+  for (size_t i = 0; i < 4; i++) {
+    gostx_cms_ts_verdict old_v, new_v;
+    gostx_cms_hash h;
+    gostx_tsa_expect e = digests_of(si->signature, si->signature_len, &h);
+    const gostx_cms_verify_params *p = i < 3 ? &f->params : &wrong;
+    CHECK(gostx_cms_ts_parse(replies[i % 3], lens[i % 3], &t, NULL) == 0, "reply %zu parses", i);
+    int old_rc = gostx_cms_ts_verify(&t, si->signature, si->signature_len, p, &old_v);
+    int new_rc = gostx_tsa_verify(&t, &e, p, &new_v);
+    CHECK(old_rc == new_rc && old_v.status == new_v.status && old_v.cms.status == new_v.cms.status,
+          "gostx_cms_ts_verify = gostx_tsa_verify, reply %zu: %d/%d, %s", i, old_rc, new_rc,
+          gostx_cms_ts_status_name(new_v.status));
+  }
+  size_t need = 0;
+  CHECK(gostx_cms_ts_embed(&f->sd, 0, good->token, good->token_len, NULL, 0, &need) == 0,
+        "gostx_cms_ts_embed: the size");
+  uint8_t *old_out = malloc(need), *new_out = malloc(need);
+  CHECK(gostx_cms_ts_embed(&f->sd, 0, good->token, good->token_len, old_out, need, &old_len) == 0 &&
+            add_ts(&f->sd, 0, good, new_out, need, &new_len) == 0 && old_len == new_len &&
+            memcmp(old_out, new_out, new_len) == 0,
+        "gostx_cms_ts_embed = gostx_cades_add_timestamp(SIGNATURE): %zu bytes", new_len);
+  CHECK(gostx_cms_ts_embed(&f->sd, 0, f->content, f->content_len, old_out, need, &old_len) == GOSTX_EFORMAT,
+        "gostx_cms_ts_embed: what is no token is not embedded");
+  free(old_out);
+  free(new_out);
 }
 
 int main(void) {
@@ -174,6 +239,7 @@ int main(void) {
   CHECK(judge(f, f->reply, f->reply_len, &f->params, t, &(gostx_cms_ts_verdict){0}) == 0, "reply again");
   tampering(f, t);
   embedding(f, t);
+  compat(f, t);
   gostx_x509_store_free(f->store);
   gostx_x509_store_free(f->wrong_store);
   free(f->signed_der), free(f->reply), free(f->other), free(f->noeku), free(f->content);

@@ -245,10 +245,7 @@ static size_t craft(const uint8_t *body, size_t len, int version, int number, ui
       head = at, exts = seq;
     }
   }
-  gostx__der_w_init(&w, out, cap);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  size_t start = w.n;
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  size_t start = gostx__x509_sign_open(&w, out, cap);
   if (version >= 0) gostx__der_w_u32(&w, (uint32_t)version);
   gostx__x509_put_sig_alg(&w, 32);
   gostx__der_w_raw(&w, inter.name.der, inter.name.len);
@@ -261,8 +258,7 @@ static size_t craft(const uint8_t *body, size_t len, int version, int number, ui
     gostx__der_w_end(&w);
     gostx__der_w_end(&w);
   }
-  gostx__der_w_end(&w);
-  CHECK_RC(gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, &inter.k.xk), &n), 0, "crafted");
+  CHECK_RC(gostx__x509_sign_finish(&w, start, &inter.k.xk, &n), 0, "crafted");
   return n;
 }
 

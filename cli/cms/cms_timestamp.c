@@ -1,4 +1,5 @@
-/* gostx cms's CAdES-T (lib/cms/timestamp.c): the TimeStampReq for a
+/* gostx cms's CAdES-T (RFC 3161 over a signature value, gostx/tsa.h; the
+ * token added by gostx/cades.h): the TimeStampReq for a
  * signature (-tsa-query, after -sign or for an existing signature), the
  * TSA's reply checked and embedded (-tsa-reply), and the embedded tokens
  * checked by -verify. Files or "-" (stdout, stdin), so a TSA client can
@@ -26,10 +27,12 @@ void cms_time_text(int64_t t, char *text, size_t cap) {
 }
 
 int cms_ts_write_query(const char *path, const gostx_cms_signer_info *si) {
-  uint8_t req[128];
+  uint8_t req[128], digest[64];
   size_t len;
-  if (gostx_cms_ts_request(si->signature, si->signature_len, si->digest_len == 64 ? 64 : 32, req,
-                           sizeof req, &len)) {
+  /* the imprint: the signature value hashed as the signer hashed the content */
+  gostx_tsa_query_params q = {si->digest_len == 64 ? 64 : 32, digest, NULL, NULL, 0, 1};
+  if (gostx_streebog(q.digest_len, si->signature, si->signature_len, digest) ||
+      gostx_tsa_query_write(&q, req, sizeof req, &len)) {
     cli_err("cms: timestamp request: %s", gostx_strerror(GOSTX_ELEN));
     return CLI_EXIT_FAIL;
   }
@@ -65,9 +68,14 @@ int cms_ts_check_token(const char *what, const char *label, const uint8_t *der, 
                        const uint8_t *data, size_t data_len, const gostx_cms_verify_params *params,
                        gostx_cms_ts_token *t) {
   gostx_cms_ts_verdict v;
+  gostx_cms_hash h; /* the data's digests of both sizes: the token names which it stamps */
+  gostx_tsa_expect e = {&h, NULL, 0, NULL, 0, NULL, 0};
   memset(&v, 0, sizeof v);
   if (gostx_cms_ts_parse(der, len, t, &v.status)) return cms_ts_refuse(what, &v, t->pki_status);
-  if (gostx_cms_ts_verify(t, data, data_len, params, &v)) return cms_ts_refuse(what, &v, 0);
+  if (gostx_cms_hash_init(&h, GOSTX_CMS_HASH_256 | GOSTX_CMS_HASH_512) ||
+      gostx_cms_hash_update(&h, data, data_len) || gostx_cms_hash_final(&h))
+    return cli_err("cms: %s: the data could not be hashed", what), CLI_EXIT_FAIL;
+  if (gostx_tsa_verify(t, &e, params, &v)) return cms_ts_refuse(what, &v, 0);
   cms_ts_said(label, t->gen_time, t->serial, t->serial_len);
   return 0;
 }
@@ -144,9 +152,10 @@ static int embed_reply(const cms_args *a, const gostx_cms_signed *sd, gostx_cms_
   if (!rc)
     rc = cms_ts_check_token(what, "Signature timestamp embedded", reply, reply_len, sd->signers[0].signature,
                             sd->signers[0].signature_len, params, t);
-  if (!rc && (gostx_cms_ts_embed(sd, 0, t->token, t->token_len, NULL, 0, &out_len) ||
+  int sig_ts = GOSTX_CADES_TS_SIGNATURE;
+  if (!rc && (gostx_cades_add_timestamp(sd, 0, sig_ts, t->token, t->token_len, NULL, 0, &out_len, NULL) ||
               !(out = malloc(out_len)) ||
-              gostx_cms_ts_embed(sd, 0, t->token, t->token_len, out, out_len, &out_len))) {
+              gostx_cades_add_timestamp(sd, 0, sig_ts, t->token, t->token_len, out, out_len, &out_len, NULL))) {
     cli_err("cms: timestamp: the token could not be embedded");
     rc = CLI_EXIT_FAIL;
   }

@@ -55,7 +55,7 @@ static int dotted(const char *s) {
 
 /* RFC 3161 2.3: the TSA's certificate has extendedKeyUsage, critical,
  * with timeStamping its only purpose; verifiers refuse tokens of any
- * other (lib/cms/timestamp.c), so such a TSA does not start. What is
+ * other (lib/cms/tsa_verify.c), so such a TSA does not start. What is
  * wrong with c, or NULL. */
 static const char *not_tsa(const gostx_x509_cert *c) {
   unsigned eku = c->ext_key_usage;

@@ -9,14 +9,16 @@
  *   CAdES-C-time-stamp (X Type 1)    id-aa-ets-escTimeStamp    ...2.25
  *   time-stamped-certs-crls-refs (X Type 2) id-aa-ets-certCRLTimestamp ...2.26
  *
- * Enhancing a CAdES-T signature (gostx/cms_ts.h made the T) to X Long
+ * Enhancing a CAdES-T signature (the signature-time-stamp added by
+ * gostx_cades_add_timestamp, kind GOSTX_CADES_TS_SIGNATURE) to X Long
  * Type 1, as a command does it, every input a DER blob:
  *   1. gostx_cades_add_validation: the signer's chain above its
  *      certificate, the CRLs and OCSP responses, as references
  *      (Streebog-256 hashes) and values: an X Long;
  *   2. gostx_cades_ts_data on that result's signer: the bytes the
- *      CAdES-C-time-stamp covers; gostx_cms_ts_request(data) is the TSA
- *      request, gostx_cms_ts_verify(token, data) checks the reply;
+ *      CAdES-C-time-stamp covers; gostx_tsa_query_write for their hash
+ *      is the TSA request, gostx_tsa_verify with their digests checks
+ *      the reply (gostx/tsa.h);
  *   3. gostx_cades_add_timestamp: the token embedded: X Long Type 1.
  * The signed bytes never change: only the signer's unsignedAttrs grow.
  *
@@ -207,8 +209,8 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_validation(
  * attribute, complete-certificate-references and -revocation-references,
  * each attribute as its attrType and attrValues elements without its
  * SEQUENCE's tag and length (RFC 5126 6.3.5, notes 1 and 2); CERTS_CRLS:
- * the two references alone. Hash them, or hand them to
- * gostx_cms_ts_request / gostx_cms_ts_verify as the "signature". 0;
+ * the two references alone. Their hash is what gostx_tsa_query_write
+ * asks for and gostx_tsa_verify checks (gostx/tsa.h). 0;
  * GOSTX_ELEN; GOSTX_EFORMAT with *st (MALFORMED, NO_REFERENCES,
  * NO_SIGNATURE_TIMESTAMP). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cades_ts_data(const gostx_cms_signer_info *si, int kind,
@@ -216,11 +218,14 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_ts_data(const gostx_cms_signer_info *
                                                     gostx_cades_status *st);
 
 /* sd again with token (a TimeStampToken, or a TimeStampResp whose token is
- * taken) added to signer's unsigned attributes as the attribute of kind.
- * out NULL: *out_len only. 0; GOSTX_ELEN; GOSTX_EFORMAT with *st
- * (MALFORMED: no token; NO_REFERENCES: the signer has no complete refs);
- * GOSTX_EINVAL misuse. The token is not checked here: gostx_cms_ts_verify
- * on gostx_cades_ts_data's bytes does that before. */
+ * taken) added to signer's unsigned attributes as the attribute of kind:
+ * SIGNATURE (a signature-time-stamp, CAdES-T: any signer), ESC or
+ * CERTS_CRLS (the signer has both complete references). out NULL:
+ * *out_len only. 0; GOSTX_ELEN; GOSTX_EFORMAT with *st (MALFORMED: no
+ * token; NO_REFERENCES: ESC or CERTS_CRLS on a signer without the
+ * references); GOSTX_EINVAL misuse. The token is not checked here:
+ * gostx_tsa_verify over the signature value (SIGNATURE) or
+ * gostx_cades_ts_data's bytes does that before. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer,
                                                           int kind, const uint8_t *token,
                                                           size_t token_len, uint8_t *out,

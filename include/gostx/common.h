@@ -55,7 +55,7 @@ GOSTX_API const char *gostx_strerror(int err);
  * This is the one place the number is written: CMakeLists.txt's
  * project(VERSION) must agree (tests/test_version.sh checks it). */
 #define GOSTX_VERSION_MAJOR 0
-#define GOSTX_VERSION_MINOR 4
+#define GOSTX_VERSION_MINOR 5
 #define GOSTX_VERSION_PATCH 0
 #define GOSTX__STR2(x) #x
 #define GOSTX__STR(x) GOSTX__STR2(x)

@@ -2,24 +2,82 @@
  * GOST algorithms: Streebog-256/512 imprints, tokens signed with GOST R
  * 34.10-2012 carrying signingCertificateV2 (RFC 5816's ESSCertIDv2 with
  * the Streebog hash of the TSA's certificate). Part of the public API;
- * docs/TSA.md. The token's reading is gostx/cms_ts.h's (gostx_cms_ts_parse).
+ * docs/TSA.md. The one RFC 3161 API of libgostx: a signature's timestamp
+ * (CAdES-T) is the same query, reply and check over the signature value,
+ * the token then added with gostx_cades_add_timestamp (gostx/cades.h).
  *
  * The client: a TimeStampReq for a digest (gostx_tsa_query_write), the
- * reply or token checked against the data's digests, the query's nonce
- * and policy (gostx_tsa_verify). The TSA: a TimeStampReq read
- * (gostx_tsa_query_parse) and judged (gostx_tsa_check), then granted
- * (gostx_tsa_reply: a TSTInfo signed as CMS SignedData) or refused
- * (gostx_tsa_refusal: PKIStatus rejection with a PKIFailureInfo).
+ * reply or token read (gostx_cms_ts_parse) and checked against the data's
+ * digests, the query's nonce and policy (gostx_tsa_verify). The TSA: a
+ * TimeStampReq read (gostx_tsa_query_parse) and judged (gostx_tsa_check),
+ * then granted (gostx_tsa_reply: a TSTInfo signed as CMS SignedData) or
+ * refused (gostx_tsa_refusal: PKIStatus rejection with a PKIFailureInfo).
+ * The token's types and reader keep their 0.x names (gostx_cms_ts_*).
  *
- * Nothing here allocates; a parsed query is views into the caller's DER. */
+ * Nothing here allocates; a parsed query or token is views into the
+ * caller's DER. */
 #ifndef GOSTX_TSA_H
 #define GOSTX_TSA_H
 
-#include "cms_ts.h"
+#include "cms.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the reply and its token: statuses, fields, the reader ---- */
+
+typedef enum gostx_cms_ts_status {
+  GOSTX_CMS_TS_OK = 0,
+  GOSTX_CMS_TS_MALFORMED,        /* not a DER TimeStampResp or TimeStampToken */
+  GOSTX_CMS_TS_REFUSED,          /* the TSA's PKIStatus is neither granted nor grantedWithMods */
+  GOSTX_CMS_TS_NOT_TSTINFO,      /* the token's content is no TSTInfo, or it has not one signer */
+  GOSTX_CMS_TS_UNKNOWN_ALGORITHM, /* the imprint's hash is no Streebog (OID in the verdict) */
+  GOSTX_CMS_TS_IMPRINT_MISMATCH, /* the token is for another signature (another request) */
+  GOSTX_CMS_TS_TOKEN,            /* the token's SignedData failed: cms verdict in the verdict */
+  GOSTX_CMS_TS_NOT_TSA,          /* the signer's certificate lacks a critical EKU timeStamping alone */
+  /* the checks against a query (gostx_tsa_expect's nonce and policy) */
+  GOSTX_CMS_TS_NONCE_MISMATCH,   /* the token's nonce is not the query's (or is missing) */
+  GOSTX_CMS_TS_POLICY_MISMATCH,  /* the token's policy is not the one the query asked */
+  GOSTX_CMS_TS_NO_SIGNING_CERT   /* the token's signer has no signingCertificateV2 (RFC 5816) */
+} gostx_cms_ts_status;
+
+GOSTX_API const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
+
+/* A TSA's reply, parsed. */
+typedef struct gostx_cms_ts_token {
+  int pki_status;                  /* the reply's PKIStatus; 0 for a bare token */
+  const uint8_t *token;            /* the TimeStampToken (a ContentInfo) */
+  size_t token_len;
+  gostx_cms_signed sd;             /* the token parsed (its content: the TSTInfo) */
+  const uint8_t *policy;           /* TSTInfo fields: the policy OID's content, */
+  size_t policy_len;
+  const uint8_t *imprint_oid, *imprint; /* the imprint's hash OID content and value, */
+  size_t imprint_oid_len, imprint_len;
+  const uint8_t *serial;           /* the serial number INTEGER's content, */
+  size_t serial_len;
+  int64_t gen_time;                /* genTime, seconds since 1970 (fractions dropped) */
+  uint32_t gen_millis;             /* genTime's fraction, in milliseconds (cut, not rounded) */
+  int has_accuracy;                /* accuracy present: its seconds, millis, micros */
+  uint32_t accuracy_secs, accuracy_millis, accuracy_micros;
+  int ordering;
+  const uint8_t *nonce;            /* the nonce INTEGER's content, or NULL */
+  size_t nonce_len;
+  const uint8_t *tsa;              /* tsa [0]'s GeneralName element, or NULL */
+  size_t tsa_len;
+} gostx_cms_ts_token;
+
+typedef struct gostx_cms_ts_verdict {
+  gostx_cms_ts_status status;
+  gostx_cms_verdict cms;           /* status TOKEN: what the token's SignedData said */
+  char oid[64];                    /* status UNKNOWN_ALGORITHM: the OID's dotted text */
+} gostx_cms_ts_verdict;
+
+/* A TimeStampResp (section 2.4.2) or a bare TimeStampToken (what
+ * openssl ts -reply -token_out writes) into *t. 0; GOSTX_EFORMAT with *st
+ * (MALFORMED, REFUSED with t->pki_status set, NOT_TSTINFO). Strict DER. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_ts_parse(const uint8_t *der, size_t der_len,
+                                                   gostx_cms_ts_token *t, gostx_cms_ts_status *st);
 
 /* PKIFailureInfo's bits (RFC 3161 section 2.4.2), as a mask. */
 #define GOSTX_TSA_FAIL_BAD_ALG (1u << 0)              /* the imprint's hash is not accepted */
@@ -125,11 +183,13 @@ typedef struct gostx_tsa_expect {
 
 /* The token t (gostx_cms_ts_parse) checked as a timestamp of what e
  * names: the imprint (the Streebog hash of the data, of the size the
- * token names), the nonce and the policy asked; then the token itself as
- * gostx_cms_ts_verify checks it (its SignedData, signingCertificateV2
- * present and naming the signer's certificate, the TSA's critical EKU
- * timeStamping, the chain to params' store). 0; GOSTX_EAUTH with *v
- * naming the first failure; GOSTX_EINVAL when e names no data. */
+ * token names), the nonce and the policy asked; then the token itself:
+ * its SignedData (one signer, signed attributes, keyUsage, the chain to
+ * params' store at params->now), signingCertificateV2 present and naming
+ * the signer's certificate, the TSA's critical extendedKeyUsage with
+ * timeStamping its only purpose (RFC 3161 section 2.3). A signature's
+ * timestamp: e->hash the digests of the signature value. 0; GOSTX_EAUTH
+ * with *v naming the first failure; GOSTX_EINVAL when e names no data. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_tsa_verify(const gostx_cms_ts_token *t, const gostx_tsa_expect *e,
                                                  const gostx_cms_verify_params *params,
                                                  gostx_cms_ts_verdict *v);

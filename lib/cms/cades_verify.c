@@ -6,8 +6,17 @@
  * caller's path validation, over the values handed out in gostx_cades_info. */
 #include "cms/cades_internal.h"
 
-/* a token checked over data[len]: its genTime into *t */
-static int token_ok(const uint8_t *tok, size_t tok_len, const uint8_t *data, size_t len,
+/* The digests of data[len] of both sizes, as gostx_tsa_verify takes them
+ * (the token names the size it stamps); h holds them. */
+static gostx_tsa_expect digests_of(const uint8_t *data, size_t len, gostx_cms_hash *h) {
+  (void)gostx_cms_hash_init(h, GOSTX_CMS_HASH_256 | GOSTX_CMS_HASH_512); /* fails on misuse alone */
+  (void)gostx_cms_hash_update(h, data, len);
+  (void)gostx_cms_hash_final(h);
+  return (gostx_tsa_expect){h, NULL, 0, NULL, 0, NULL, 0};
+}
+
+/* a token checked as a timestamp of e's data: its genTime into *t */
+static int token_ok(const uint8_t *tok, size_t tok_len, const gostx_tsa_expect *e,
                     const gostx_cms_verify_params *params, gostx_cms_ts_verdict *tv, int64_t *t) {
   gostx_cms_ts_token token;
   gostx_cms_ts_status st;
@@ -17,7 +26,7 @@ static int token_ok(const uint8_t *tok, size_t tok_len, const uint8_t *data, siz
     return GOSTX_EFORMAT;
   }
   *t = token.gen_time;
-  return gostx_cms_ts_verify(&token, data, len, params, tv);
+  return gostx_tsa_verify(&token, e, params, tv);
 }
 
 /* the failure, v's level left where the checks so far put it */
@@ -39,8 +48,10 @@ static int esc_stamps(const gostx_cms_signer_info *si, gostx_cades_info *info,
   if (len > ESC_DATA_MAX) return fail(v, GOSTX_CADES_TOO_MANY, 0, GOSTX_EFORMAT);
   uint8_t data[len];
   if (gostx_cades_ts_data(si, GOSTX_CADES_TS_ESC, data, len, &len, &st)) return fail(v, st, 0, GOSTX_EFORMAT);
+  gostx_cms_hash h;
+  gostx_tsa_expect e = digests_of(data, len, &h);
   for (size_t i = 0; i < info->n_esc_ts; i++) {
-    if (token_ok(info->esc_ts[i], info->esc_ts_len[i], data, len, params, &v->ts, &info->esc_ts_time[i]))
+    if (token_ok(info->esc_ts[i], info->esc_ts_len[i], &e, params, &v->ts, &info->esc_ts_time[i]))
       return fail(v, GOSTX_CADES_ESC_TIMESTAMP, i, GOSTX_EAUTH);
     if (info->esc_ts_time[i] < sig_time) return fail(v, GOSTX_CADES_TIME_ORDER, i, GOSTX_EAUTH);
   }
@@ -81,9 +92,10 @@ int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer, const gos
   int64_t sig_time = INT64_MIN;
   gostx_cms_verify_params at_esc;
   if (params) at_esc = *params, at_esc.now = sig_ts_judged_at(info, params->now);
+  gostx_cms_hash h;
+  gostx_tsa_expect e = digests_of(si->signature, si->signature_len, &h);
   for (size_t i = 0; i < info->n_sig_ts; i++) {
-    if (token_ok(info->sig_ts[i], info->sig_ts_len[i], si->signature, si->signature_len, params ? &at_esc : NULL,
-                 &v->ts, &info->sig_ts_time[i]))
+    if (token_ok(info->sig_ts[i], info->sig_ts_len[i], &e, params ? &at_esc : NULL, &v->ts, &info->sig_ts_time[i]))
       return fail(v, GOSTX_CADES_SIGNATURE_TIMESTAMP, i, GOSTX_EAUTH);
     if (info->sig_ts_time[i] > sig_time) sig_time = info->sig_ts_time[i];
   }

@@ -259,13 +259,20 @@ int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer, int kin
   if (!st) st = &dummy;
   *st = GOSTX_CADES_MALFORMED;
   if (!sd || !sd->der || !token || !out_len || signer >= sd->n_signers ||
-      (kind != GOSTX_CADES_TS_ESC && kind != GOSTX_CADES_TS_CERTS_CRLS))
+      (kind != GOSTX_CADES_TS_ESC && kind != GOSTX_CADES_TS_CERTS_CRLS && kind != GOSTX_CADES_TS_SIGNATURE))
     return GOSTX_EINVAL;
   if (gostx_cms_ts_parse(token, token_len, &t, NULL)) return GOSTX_EFORMAT;
-  if (gostx_cades_parse(&sd->signers[signer], &info, st)) return GOSTX_EFORMAT;
-  *st = info.has_cert_refs && info.has_rev_refs ? GOSTX_CADES_OK : GOSTX_CADES_NO_REFERENCES;
-  if (*st) return GOSTX_EFORMAT;
-  ts_attr a = {kind == GOSTX_CADES_TS_ESC ? "1.2.840.113549.1.9.16.2.25" : "1.2.840.113549.1.9.16.2.26",
+  /* a signature-time-stamp stamps the signature value alone: any signer may
+   * have one (CAdES-T); the X timestamps stamp the references too */
+  if (kind != GOSTX_CADES_TS_SIGNATURE) {
+    if (gostx_cades_parse(&sd->signers[signer], &info, st)) return GOSTX_EFORMAT;
+    *st = info.has_cert_refs && info.has_rev_refs ? GOSTX_CADES_OK : GOSTX_CADES_NO_REFERENCES;
+    if (*st) return GOSTX_EFORMAT;
+  }
+  *st = GOSTX_CADES_OK;
+  ts_attr a = {kind == GOSTX_CADES_TS_SIGNATURE ? "1.2.840.113549.1.9.16.2.14"
+               : kind == GOSTX_CADES_TS_ESC     ? "1.2.840.113549.1.9.16.2.25"
+                                                : "1.2.840.113549.1.9.16.2.26",
                {t.token, t.token_len}};
   return gostx__cms_add_unsigned(sd, signer, write_ts, &a, out, cap, out_len);
 }

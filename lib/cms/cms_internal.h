@@ -90,13 +90,6 @@ int gostx__cms_sign_typed(const gostx_cms_signer *signers, size_t n_signers,
                           const gostx_cms_hash *hash, const uint8_t *content, size_t content_len,
                           uint8_t *out, size_t cap, size_t *out_len);
 
-/* Timestamp tokens (timestamp.c), for tsa_verify.c: the digest size t's
- * imprint names (0: *v says UNKNOWN_ALGORITHM), and the token's own checks
- * (its SignedData, signingCertificateV2 present, the TSA's EKU). */
-size_t gostx__cms_ts_imprint_size(const gostx_cms_ts_token *t, gostx_cms_ts_verdict *v);
-int gostx__cms_ts_check_token(const gostx_cms_ts_token *t, const gostx_cms_verify_params *params,
-                              gostx_cms_ts_verdict *v);
-
 /* SignedData's writer in parts (signed_write.c), for gostx_cms_sign and
  * the streaming signer: the fields before encapContentInfo (version,
  * digestAlgorithms; the version by eContentType type), those after it (certificates, signerInfos over h's

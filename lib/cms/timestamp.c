@@ -1,18 +1,13 @@
-/* CAdES-T: RFC 3161 timestamps of a SignedData's signature values (RFC
- * 3161 appendix A, ETSI EN 319 122's signature-time-stamp). The request,
- * the TSA's reply and token read and checked, the token embedded as the
- * unsigned attribute id-aa-signatureTimeStampToken. All of it is public
- * data; the token's signature is checked by gostx_cms_signed_verify. */
-#include <stdio.h>
-
+/* RFC 3161's TimeStampResp and TimeStampToken read (gostx/tsa.h's
+ * gostx_cms_ts_parse: the PKIStatus, the token's SignedData and its
+ * TSTInfo), the status names, and a signer's signature-time-stamps found
+ * in its unsigned attributes (gostx/cms_ts.h). The token is checked by
+ * tsa_verify.c, added to a signer by cades_write.c. All public data. */
 #include "cms/cms_internal.h"
 #include "gostx/cms_ts.h"
-#include "gostx/tsa.h"
 
 #define OID_CT_TSTINFO "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x01\x04" /* 1.2.840.113549.1.9.16.1.4 */
 #define OID_ATTR_TS_TOKEN "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x02\x0e" /* 1.2.840.113549.1.9.16.2.14 */
-#define OID_EXT_EKU "\x55\x1d\x25"                                    /* 2.5.29.37 */
-#define OID_KP_TIME_STAMPING "\x2b\x06\x01\x05\x05\x07\x03\x08"       /* 1.3.6.1.5.5.7.3.8 */
 
 const char *gostx_cms_ts_status_name(gostx_cms_ts_status st) {
   switch (st) {
@@ -35,17 +30,6 @@ const char *gostx_cms_ts_status_name(gostx_cms_ts_status st) {
              "(ESSCertID) naming the TSA";
   }
   return "unknown status";
-}
-
-/* ---- the request ---- */
-
-int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len, size_t digest_len, uint8_t *out,
-                         size_t cap, size_t *out_len) {
-  uint8_t h[64];
-  if ((!sig && sig_len) || !out_len || (digest_len != 32 && digest_len != 64)) return GOSTX_EINVAL;
-  gostx_streebog(digest_len, sig ? sig : (const uint8_t *)"", sig_len, h);
-  gostx_tsa_query_params p = {digest_len, h, NULL, NULL, 0, 1}; /* certReq, no nonce or policy */
-  return gostx_tsa_query_write(&p, out, cap, out_len);
 }
 
 /* ---- the reply ---- */
@@ -173,93 +157,7 @@ int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t
   return *st == GOSTX_CMS_TS_OK ? 0 : GOSTX_EFORMAT;
 }
 
-/* ---- checking a token ---- */
-
-/* RFC 3161 section 2.3: the TSA's certificate MUST have extendedKeyUsage,
- * critical, with id-kp-timeStamping as its only KeyPurposeId. */
-static int eku_ext_is_tsa(gostx__der ext, int *seen) {
-  gostx__der oid, value, seq, purpose;
-  int crit = 0;
-  if (gostx__der_oid(&ext, &oid) || !GOSTX__DER_OID_IS(oid, OID_EXT_EKU)) return 1;
-  if (*seen) return 0; /* a second extendedKeyUsage: RFC 5280 4.2 forbids it */
-  *seen = 1;
-  if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && gostx__der_bool(&ext, &crit)) return 0;
-  if (!crit || gostx__der_get(&ext, GOSTX__DER_OCTETS, &value, NULL) ||
-      gostx__der_get(&value, GOSTX__DER_SEQ, &seq, NULL) || value.n ||
-      gostx__der_oid(&seq, &purpose) || seq.n)
-    return 0;
-  return GOSTX__DER_OID_IS(purpose, OID_KP_TIME_STAMPING);
-}
-
-static int cert_is_tsa(const gostx_x509_cert *cert) {
-  gostx__der r = {cert->tbs, cert->tbs_len}, tbs, exts, ext;
-  uint8_t tag;
-  int seen = 0;
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &tbs, NULL)) return 0;
-  while (tbs.n) { /* the fields before extensions [3] are passed over */
-    if (gostx__der_next(&tbs, &tag, &exts, NULL)) return 0;
-    if (tag != GOSTX__DER_CTXC(3)) continue;
-    if (gostx__der_get(&exts, GOSTX__DER_SEQ, &r, NULL)) return 0;
-    while (r.n)
-      if (gostx__der_get(&r, GOSTX__DER_SEQ, &ext, NULL) || !eku_ext_is_tsa(ext, &seen)) return 0;
-  }
-  return seen;
-}
-
-size_t gostx__cms_ts_imprint_size(const gostx_cms_ts_token *t, gostx_cms_ts_verdict *v) {
-  gostx__der oid = {t->imprint_oid, t->imprint_oid_len};
-  size_t len = gostx__cms_digest_size(oid);
-  if (!len) {
-    gostx__der_oid_text(oid, v->oid, sizeof v->oid);
-    v->status = GOSTX_CMS_TS_UNKNOWN_ALGORITHM;
-  }
-  return len;
-}
-
-int gostx__cms_ts_check_token(const gostx_cms_ts_token *t, const gostx_cms_verify_params *params,
-                              gostx_cms_ts_verdict *v) {
-  /* the signers' purpose is not the TSA's (cert_is_tsa checks that) */
-  gostx_cms_verify_params tsa = params ? *params : (gostx_cms_verify_params){0};
-  tsa.purpose = GOSTX_X509_PURPOSE_ANY;
-  if (gostx_cms_signed_verify(&t->sd, NULL, &tsa, &v->cms)) v->status = GOSTX_CMS_TS_TOKEN;
-  /* RFC 3161 2.4.1 / RFC 5816: the signer's ESSCertID(v2) must be there;
-   * signed_verify checked that it names the signer's certificate */
-  else if (!t->sd.signers[0].ess_hash) v->status = GOSTX_CMS_TS_NO_SIGNING_CERT;
-  else if (!cert_is_tsa(v->cms.signer_cert)) v->status = GOSTX_CMS_TS_NOT_TSA;
-  return v->status ? GOSTX_EAUTH : 0;
-}
-
-int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t sig_len,
-                        const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v) {
-  uint8_t h[64];
-  if (!t || !v || (!sig && sig_len) || !t->token) return GOSTX_EINVAL;
-  memset(v, 0, sizeof *v);
-  size_t len = gostx__cms_ts_imprint_size(t, v);
-  if (!len) return GOSTX_EAUTH;
-  gostx_streebog(len, sig ? sig : (const uint8_t *)"", sig_len, h);
-  if (t->imprint_len != len || memcmp(t->imprint, h, len) != 0) {
-    v->status = GOSTX_CMS_TS_IMPRINT_MISMATCH;
-    return GOSTX_EAUTH;
-  }
-  return gostx__cms_ts_check_token(t, params, v);
-}
-
-/* ---- the token in the signature ---- */
-
-/* Attribute { id-aa-signatureTimeStampToken, SET { token } } */
-static void write_ts_attr(gostx__der_w *w, const void *ctx) {
-  const gostx__der *token = ctx;
-  gostx__cms_attr_begin(w, "1.2.840.113549.1.9.16.2.14");
-  gostx__der_w_raw(w, token->p, token->n);
-  gostx__cms_attr_end(w);
-}
-
-int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t *token,
-                       size_t token_len, uint8_t *out, size_t cap, size_t *out_len) {
-  if (!sd || !sd->der || !token || !out_len || signer >= sd->n_signers) return GOSTX_EINVAL;
-  gostx__der t = {token, token_len};
-  return gostx__cms_add_unsigned(sd, signer, write_ts_attr, &t, out, cap, out_len);
-}
+/* ---- the tokens in a signature ---- */
 
 int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,
                         size_t cap, size_t *n) {

@@ -1,7 +1,6 @@
 /* A SignedData re-encoded with attributes added to one signer's
- * unsignedAttrs, the signed bytes as they were: CAdES-T's token
- * (timestamp.c) and CAdES-C / X's references, values and timestamps
- * (cades_write.c). */
+ * unsignedAttrs, the signed bytes as they were: CAdES-T's token,
+ * CAdES-C / X's references, values and timestamps (cades_write.c). */
 #include "cms/cms_internal.h"
 
 /* A SignerInfo again, its unsignedAttrs [1] (the last field) what

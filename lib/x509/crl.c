@@ -279,34 +279,27 @@ static int check_entries(gostx_x509_crl *c, gostx_x509_status *st) {
   return 0;
 }
 
+/* The TBSCertList into the gostx_x509_crl obj (a gostx__x509_tbs_reader):
+ * its fields, then its entries; what fails after the fields without a
+ * status of its own is MALFORMED. */
+static int read_tbs(gostx__der tbs, void *obj, gostx__der *alg_inner, gostx_x509_status *st) {
+  if (get_tbs(tbs, obj, alg_inner, st)) return GOSTX_EFORMAT;
+  *st = GOSTX_X509_CRL_MALFORMED;
+  if (check_entries(obj, st)) return GOSTX_EFORMAT;
+  *st = GOSTX_X509_CRL_MALFORMED;
+  return 0;
+}
+
 int gostx_x509_crl_parse(const uint8_t *der, size_t der_len, gostx_x509_crl *out,
                          gostx_x509_status *st) {
-  gostx_x509_status dummy;
-  if (!st) st = &dummy;
-  *st = GOSTX_X509_CRL_MALFORMED;
-  if (!der || !out) return GOSTX_EINVAL;
   gostx_x509_crl c;
   memset(&c, 0, sizeof c);
   c.reasons = GOSTX_X509_CRL_ALL_REASONS;
-  gostx__der all = {der, der_len}, list, tbs, tbs_whole, alg_inner;
-  gostx_x509_sig_alg alg;
-  if (gostx__der_get(&all, GOSTX__DER_SEQ, &list, NULL) || all.n ||
-      gostx__der_get(&list, GOSTX__DER_SEQ, &tbs, &tbs_whole) || get_tbs(tbs, &c, &alg_inner, st))
-    return GOSTX_EFORMAT;
-  *st = GOSTX_X509_CRL_MALFORMED;
-  if (check_entries(&c, st)) return GOSTX_EFORMAT;
-  *st = GOSTX_X509_CRL_MALFORMED;
-  gostx__der sig;
-  if (gostx__x509_signed_tail(&list, alg_inner, &alg, &sig, st)) return GOSTX_EFORMAT;
-  c.der = der;
-  c.der_len = der_len;
-  c.tbs = tbs_whole.p;
-  c.tbs_len = tbs_whole.n;
-  c.sig_value = sig.p;
-  c.sig_value_len = sig.n;
-  memcpy(out, &c, sizeof c); /* padding too: two parses compare equal */
-  *st = GOSTX_X509_OK;
-  return 0;
+  gostx__x509_signed d = {.read_tbs = read_tbs, .obj = &c, .size = sizeof c,
+                          .malformed = GOSTX_X509_CRL_MALFORMED,
+                          .der = &c.der, .der_len = &c.der_len, .tbs = &c.tbs, .tbs_len = &c.tbs_len,
+                          .sig = &c.sig_value, .sig_len = &c.sig_value_len};
+  return gostx__x509_signed_parse(der, der_len, &d, out, st);
 }
 
 int gostx_x509_crl_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der, size_t cap,

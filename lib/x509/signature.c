@@ -86,18 +86,39 @@ int gostx__x509_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_statu
   return 0;
 }
 
-int gostx__x509_signed_tail(gostx__der *r, gostx__der alg_inner, gostx_x509_sig_alg *alg,
-                            gostx__der *sig, gostx_x509_status *st) {
+/* What follows the tbs: the signatureAlgorithm, which must be
+ * alg_inner's bytes, and the signature BIT STRING, the last of r. */
+static int signed_tail(gostx__der *r, gostx__der alg_inner, gostx__der *sig, gostx_x509_status *st) {
+  gostx_x509_sig_alg alg;
   gostx__der probe = *r, alg_outer, bits;
-  if (gostx__der_get(&probe, GOSTX__DER_SEQ, NULL, &alg_outer) || gostx__x509_sig_alg(r, alg, st) ||
+  if (gostx__der_get(&probe, GOSTX__DER_SEQ, NULL, &alg_outer) || gostx__x509_sig_alg(r, &alg, st) ||
       gostx__der_get(r, GOSTX__DER_BITS, &bits, NULL) || r->n)
     return GOSTX_EFORMAT;
   /* the signed and the unsigned algorithm must be the same (RFC 5280 4.1.1.2, 5.1.1.2) */
   if (alg_outer.n != alg_inner.n || memcmp(alg_outer.p, alg_inner.p, alg_inner.n))
     return *st = GOSTX_X509_SIG_ALG_MISMATCH, GOSTX_EFORMAT;
-  size_t sig_len = *alg == GOSTX_X509_SIG_2012_512 ? 128 : 64;
+  size_t sig_len = alg == GOSTX_X509_SIG_2012_512 ? 128 : 64;
   if (bits.n != sig_len + 1 || bits.p[0] != 0) return GOSTX_EFORMAT;
   sig->p = bits.p + 1;
   sig->n = sig_len;
+  return 0;
+}
+
+int gostx__x509_signed_parse(const uint8_t *der, size_t len, const gostx__x509_signed *d, void *out,
+                             gostx_x509_status *st) {
+  gostx_x509_status dummy;
+  if (!st) st = &dummy;
+  *st = d->malformed;
+  if (!der || !out) return GOSTX_EINVAL;
+  gostx__der all = {der, len}, outer, tbs, whole, alg_inner, sig;
+  if (gostx__der_get(&all, GOSTX__DER_SEQ, &outer, NULL) || all.n ||
+      gostx__der_get(&outer, GOSTX__DER_SEQ, &tbs, &whole) || d->read_tbs(tbs, d->obj, &alg_inner, st) ||
+      signed_tail(&outer, alg_inner, &sig, st))
+    return GOSTX_EFORMAT;
+  *d->der = der, *d->der_len = len;
+  *d->tbs = whole.p, *d->tbs_len = whole.n;
+  *d->sig = sig.p, *d->sig_len = sig.n;
+  memcpy(out, d->obj, d->size);
+  *st = GOSTX_X509_OK;
   return 0;
 }

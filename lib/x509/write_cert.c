@@ -23,7 +23,7 @@ void gostx__x509_put_sig_alg(gostx__der_w *w, size_t len) {
 }
 
 /* After the signed part (tbs at w->buf + start, up to w->n): the algorithm
- * and the signature (sign_close then closes the outer SEQUENCE). When the writer only
+ * and the signature (sign_finish then closes the outer SEQUENCE). When the writer only
  * counts (a short buffer), a signature of the right length stands in. */
 int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key *k) {
   uint8_t digest[64], sig[1 + 128] = {0};
@@ -40,15 +40,19 @@ int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key
   return rc;
 }
 
-int gostx__x509_sign_close(gostx__der_w *w, size_t start, const gostx_gost3410_key *k) {
-  int rc = gostx__x509_sign_put(w, start, k);
-  gostx__der_w_end(w);
-  return rc;
+size_t gostx__x509_sign_open(gostx__der_w *w, uint8_t *out, size_t cap) {
+  gostx__der_w_init(w, out, cap);
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  size_t start = w->n;
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  return start;
 }
 
-int gostx__x509_w_done(gostx__der_w *w, int rc, size_t *out_len) {
-  if (rc) return rc;
-  return gostx__der_w_finish(w, out_len);
+int gostx__x509_sign_finish(gostx__der_w *w, size_t start, const gostx_gost3410_key *k, size_t *out_len) {
+  gostx__der_w_end(w); /* the tbs */
+  int rc = gostx__x509_sign_put(w, start, k);
+  gostx__der_w_end(w);
+  return rc ? rc : gostx__der_w_finish(w, out_len);
 }
 
 /* ---- times (RFC 5280 4.1.2.5) ---- */
@@ -182,10 +186,7 @@ int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_ke
       !gostx__x509_serial_ok(s->serial, s->serial_len) || s->not_after < s->not_before)
     return GOSTX_EINVAL;
   gostx__der_w w;
-  gostx__der_w_init(&w, out, cap);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  size_t start = w.n;
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  size_t start = gostx__x509_sign_open(&w, out, cap);
   gostx__der_w_begin(&w, GOSTX__DER_CTXC(0));
   gostx__der_w_u32(&w, 2); /* v3 */
   gostx__der_w_end(&w);
@@ -198,8 +199,7 @@ int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_ke
   gostx__der_w_raw(&w, s->subject, s->subject_len);
   gostx__der_w_raw(&w, s->spki, s->spki_len);
   if (put_cert_exts(&w, s)) return GOSTX_EINVAL;
-  gostx__der_w_end(&w);
-  return gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, k), out_len);
+  return gostx__x509_sign_finish(&w, start, k, out_len);
 }
 
 /* ---- requests ---- */
@@ -213,10 +213,7 @@ int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *
                                     sizeof spki, &spki_len);
   if (rc) return rc;
   gostx__der_w w;
-  gostx__der_w_init(&w, out, cap);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  size_t start = w.n;
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  size_t start = gostx__x509_sign_open(&w, out, cap);
   gostx__der_w_u32(&w, 0); /* v1 */
   gostx__der_w_raw(&w, subject->der, subject->len);
   gostx__der_w_raw(&w, spki, spki_len);
@@ -232,8 +229,7 @@ int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *
     gostx__der_w_end(&w);
   }
   gostx__der_w_end(&w);
-  gostx__der_w_end(&w);
-  return gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, k), out_len);
+  return gostx__x509_sign_finish(&w, start, k, out_len);
 }
 
 /* ---- PEM ---- */

@@ -67,10 +67,7 @@ int gostx_x509_crl_write(const gostx_x509_crl_spec *s, const gostx_gost3410_key 
       (s->issuer_key_id && (!s->issuer_key_id_len || s->issuer_key_id_len > 64)))
     return GOSTX_EINVAL;
   gostx__der_w w;
-  gostx__der_w_init(&w, out, cap);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  size_t start = w.n;
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  size_t start = gostx__x509_sign_open(&w, out, cap);
   gostx__der_w_u32(&w, 1); /* v2 */
   gostx__x509_put_sig_alg(&w, k->len);
   gostx__der_w_raw(&w, s->issuer, s->issuer_len);
@@ -91,6 +88,5 @@ int gostx_x509_crl_write(const gostx_x509_crl_spec *s, const gostx_gost3410_key 
               s->crl_number_len); /* non-critical (put_ext_tlv's 0) */
   gostx__der_w_end(&w);
   gostx__der_w_end(&w);
-  gostx__der_w_end(&w);
-  return gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, k), out_len);
+  return gostx__x509_sign_finish(&w, start, k, out_len);
 }

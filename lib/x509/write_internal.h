@@ -15,14 +15,18 @@ int gostx__x509_fail(char *err, size_t cap, const char *fmt, ...)
 int gostx__x509_key_ok(const gostx_gost3410_key *k);
 /* The signature AlgorithmIdentifier of a len-byte (32, 64) key. */
 void gostx__x509_put_sig_alg(gostx__der_w *w, size_t len);
+/* A signed object (X.509's SIGNED{}: a certificate, a CRL, a PKCS#10
+ * request) written once for all three: sign_open starts w on out[cap]
+ * with the outer SEQUENCE and the tbs SEQUENCE open, and gives the tbs's
+ * offset; the caller writes the tbs's fields; sign_finish closes the tbs,
+ * puts the signatureAlgorithm and the signature by k, closes the outer
+ * SEQUENCE and hands out the length (or the signer's or writer's error). */
+size_t gostx__x509_sign_open(gostx__der_w *w, uint8_t *out, size_t cap);
+int gostx__x509_sign_finish(gostx__der_w *w, size_t start, const gostx_gost3410_key *k, size_t *out_len);
 /* After the signed part (from w->buf + start): the algorithm and the
- * signature by k, the outer SEQUENCE closed. */
-int gostx__x509_sign_close(gostx__der_w *w, size_t start, const gostx_gost3410_key *k);
-/* The same with the outer SEQUENCE left open (what follows the signature:
- * a BasicOCSPResponse's certs; ocsp_response.c). */
+ * signature by k, the outer SEQUENCE left open (what follows the
+ * signature: a BasicOCSPResponse's certs; ocsp_response.c). */
 int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key *k);
-/* rc, or the writer's verdict and length. */
-int gostx__x509_w_done(gostx__der_w *w, int rc, size_t *out_len);
 /* A Time (RFC 5280 4.1.2.5: UTCTime through 2049, then GeneralizedTime). */
 int gostx__x509_put_time(gostx__der_w *w, int64_t t);
 /* The same, GeneralizedTime always when gen (invalidityDate's form). */

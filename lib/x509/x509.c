@@ -427,9 +427,10 @@ static int get_extensions(gostx__der exts, gostx_x509_cert *c, gostx_x509_status
   return 0;
 }
 
-/* The TBSCertificate's fields in order (RFC 5280 section 4.1). */
-static int get_tbs(gostx__der tbs, gostx_x509_cert *c, gostx__der *sig_alg_inner,
-                   gostx_x509_status *st) {
+/* The TBSCertificate's fields in order (RFC 5280 section 4.1), into the
+ * gostx_x509_cert obj (a gostx__x509_tbs_reader). */
+static int get_tbs(gostx__der tbs, void *obj, gostx__der *sig_alg_inner, gostx_x509_status *st) {
+  gostx_x509_cert *c = obj;
   gostx__der ver, serial, valid;
   c->version = 1;
   if (gostx__der_peek(&tbs, GOSTX__DER_CTXC(0))) {
@@ -472,33 +473,17 @@ static int get_tbs(gostx__der tbs, gostx_x509_cert *c, gostx__der *sig_alg_inner
 
 int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
                      gostx_x509_status *st) {
-  gostx_x509_status dummy;
-  if (!st) st = &dummy;
-  *st = GOSTX_X509_MALFORMED;
-  if (!der || !out) return GOSTX_EINVAL;
   gostx_x509_cert c;
   memset(&c, 0, sizeof c);
   c.path_len = -1;
   c.key_usage = ~0u;
   c.ext_key_usage = ~0u;
   c.require_explicit_policy = c.inhibit_policy_mapping = c.inhibit_any_policy = -1;
-  gostx__der all = {der, der_len}, cert, tbs, tbs_whole, sig_alg_inner;
-  gostx_x509_sig_alg alg;
-  if (gostx__der_get(&all, GOSTX__DER_SEQ, &cert, NULL) || all.n ||
-      gostx__der_get(&cert, GOSTX__DER_SEQ, &tbs, &tbs_whole))
-    return GOSTX_EFORMAT;
-  if (get_tbs(tbs, &c, &sig_alg_inner, st)) return GOSTX_EFORMAT;
-  gostx__der sig;
-  if (gostx__x509_signed_tail(&cert, sig_alg_inner, &alg, &sig, st)) return GOSTX_EFORMAT;
-  c.der = der;
-  c.der_len = der_len;
-  c.tbs = tbs_whole.p;
-  c.tbs_len = tbs_whole.n;
-  c.sig_value = sig.p;
-  c.sig_value_len = sig.n;
-  memcpy(out, &c, sizeof c); /* padding too: two parses compare equal */
-  *st = GOSTX_X509_OK;
-  return 0;
+  gostx__x509_signed d = {.read_tbs = get_tbs, .obj = &c, .size = sizeof c,
+                          .malformed = GOSTX_X509_MALFORMED,
+                          .der = &c.der, .der_len = &c.der_len, .tbs = &c.tbs, .tbs_len = &c.tbs_len,
+                          .sig = &c.sig_value, .sig_len = &c.sig_value_len};
+  return gostx__x509_signed_parse(der, der_len, &d, out, st);
 }
 
 int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der, size_t cap,

@@ -118,11 +118,33 @@ int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oi
 int gostx__x509_check_sig(gostx_x509_sig_alg alg, const uint8_t *tbs, size_t tbs_len,
                           const uint8_t *sig_value, size_t sig_len, const gostx_x509_cert *issuer,
                           gostx_x509_sig_memo *memo);
-/* signature.c: what follows a signed part (a certificate's, a CRL's):
- * the signatureAlgorithm, which must be alg_inner's bytes, and the
- * signature BIT STRING, the last of r: the value s || r in *sig. */
-int gostx__x509_signed_tail(gostx__der *r, gostx__der alg_inner, gostx_x509_sig_alg *alg,
-                            gostx__der *sig, gostx_x509_status *st);
+/* A signed object's ToBeSigned content read into obj (a certificate's,
+ * a CRL's): its own signature field's AlgorithmIdentifier element into
+ * *alg_inner. 0; GOSTX_EFORMAT with *st when it names the failure. */
+typedef int (*gostx__x509_tbs_reader)(gostx__der tbs, void *obj, gostx__der *alg_inner,
+                                      gostx_x509_status *st);
+/* A signed object's public struct being parsed: obj (size bytes, zeroed
+ * and set up by the caller), its reader, the fields its views go to (the
+ * whole DER, the whole tbs element: what is signed, the signature value
+ * s || r) and the status that names it malformed. */
+typedef struct gostx__x509_signed {
+  gostx__x509_tbs_reader read_tbs;
+  void *obj;
+  size_t size;
+  const uint8_t **der, **tbs, **sig;
+  size_t *der_len, *tbs_len, *sig_len;
+  gostx_x509_status malformed;
+} gostx__x509_signed;
+/* signature.c: der[len] read as X.509's SIGNED{} (a certificate, RFC 5280
+ * 4.1; a CRL, 5.1): SEQUENCE { tbs SEQUENCE, signatureAlgorithm, signature
+ * BIT STRING }, all of der. d->read_tbs reads the tbs's content; the outer
+ * signatureAlgorithm must be its alg_inner's bytes (4.1.1.2, 5.1.1.2), the
+ * value as long as the algorithm's. 0 with d's object copied whole to out
+ * (padding too: two parses compare equal), *st (NULL: none) OK;
+ * GOSTX_EINVAL; GOSTX_EFORMAT with *st d->malformed, as read_tbs left it,
+ * SIG_ALG_MISMATCH or the algorithm's status. */
+int gostx__x509_signed_parse(const uint8_t *der, size_t len, const gostx__x509_signed *d, void *out,
+                             gostx_x509_status *st);
 /* crl_status.c: the revocation checks opts asks of a built path (leaf
  * first, the anchor last): GOSTX_X509_OK, or the first certificate's
  * status that is not, its index in *depth and why[cap]. */

@@ -430,7 +430,7 @@ gostx_x509_status gostx_x509_verify_with(const gostx_x509_store *store,
                                          const gostx_x509_verify_opts *opts,
                                          gostx_x509_verify_result *result);
 
-/* CMS SignedData and CAdES-T (include/gostx/cms.h, cms_ts.h) */
+/* CMS SignedData, RFC 3161 and CAdES-T (include/gostx/cms.h, tsa.h, cms_ts.h) */
 #define GOSTX_CMS_HASH_256 ...
 #define GOSTX_CMS_HASH_512 ...
 #define GOSTX_CMS_MAX_SIGNERS ...
@@ -530,6 +530,13 @@ typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verd
     gostx_cms_ts_verdict;
 int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t,
                        gostx_cms_ts_status *st);
+typedef struct gostx_tsa_expect {
+  const gostx_cms_hash *hash; const uint8_t *digest; size_t digest_len;
+  const uint8_t *nonce; size_t nonce_len; const uint8_t *policy; size_t policy_len;
+} gostx_tsa_expect;
+int gostx_tsa_verify(const gostx_cms_ts_token *t, const gostx_tsa_expect *e,
+                     const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v);
+/* kept for 0.x compatibility (cms_ts.h): gostx_tsa_verify over sig's digests */
 int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t sig_len,
                         const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v);
 int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,

@@ -342,10 +342,17 @@ def _timestamps(sd, i, params):
     times = []
     t, st = ffi.new("gostx_cms_ts_token *"), ffi.new("gostx_cms_ts_status *")
     v = ffi.new("gostx_cms_ts_verdict *")
+    # RFC 3161 over the signature value: its digests of both sizes, as the
+    # token names the one it stamps (gostx_tsa_verify, no nonce or policy)
+    h = ffi.new("gostx_cms_hash *")
+    check(lib.gostx_cms_hash_init(h, lib.GOSTX_CMS_HASH_256 | lib.GOSTX_CMS_HASH_512), "hash")
+    check(lib.gostx_cms_hash_update(h, si.signature, si.signature_len), "hash")
+    check(lib.gostx_cms_hash_final(h), "hash")
+    e = ffi.new("gostx_tsa_expect *", {"hash": h})
     for k in range(n[0]):
         if lib.gostx_cms_ts_parse(toks[k], lens[k], t, st):
             raise VerificationError(100 + st[0], i)
-        if lib.gostx_cms_ts_verify(t, si.signature, si.signature_len, params, v):
+        if lib.gostx_tsa_verify(t, e, params, v):
             if v.status == lib.GOSTX_CMS_TS_TOKEN:
                 inner = _refusal(v.cms)
                 raise VerificationError(Status.TS_TOKEN, i, f"{Status.TS_TOKEN.text}: {inner.why}",
