@@ -65,6 +65,9 @@ int prov_not_started(int key_set);
 void *prov_alloc(size_t size);
 /* Wipes size bytes, then frees. */
 void prov_free(void *p, size_t size);
+/* A prov_alloc copy of size bytes at p: the dupctx of a context that owns
+ * no memory outside itself. */
+void *prov_dup(const void *p, size_t size);
 
 /* The shared worker pool for contexts that opted in to threads (param
  * "threads" = 1); NULL when threads cannot be started (callers then run on

@@ -55,11 +55,7 @@ static void *magma_aom_newctx(void *provctx) {
 
 static void aom_freectx(void *vx) { prov_free(vx, sizeof(aom_ctx)); }
 
-static void *aom_dupctx(void *vx) {
-  aom_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *aom_dupctx(void *vx) { return prov_dup(vx, sizeof(aom_ctx)); }
 
 static int aom_set_ctx_params(void *vx, const OSSL_PARAM params[]);
 

@@ -48,11 +48,7 @@ static void *g89_newctx(const g89_desc *d) {
 
 static void g89_freectx(void *vx) { prov_free(vx, sizeof(g89_ctx)); }
 
-static void *g89_dupctx(void *vx) {
-  g89_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *g89_dupctx(void *vx) { return prov_dup(vx, sizeof(g89_ctx)); }
 
 static int g89_start(g89_ctx *x) {
   x->started = 0;

@@ -45,11 +45,7 @@ static void *magma_mgm_newctx(void *provctx) {
 
 static void mgm_freectx(void *vx) { prov_free(vx, sizeof(mgm_ctx)); }
 
-static void *mgm_dupctx(void *vx) {
-  mgm_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *mgm_dupctx(void *vx) { return prov_dup(vx, sizeof(mgm_ctx)); }
 
 static int mgm_start(mgm_ctx *x) {
   x->started = x->done = 0;

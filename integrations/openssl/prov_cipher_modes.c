@@ -63,11 +63,7 @@ static void modes_freectx(void *vx) {
   prov_free(x, sizeof *x);
 }
 
-static void *modes_dupctx(void *vx) {
-  modes_ctx *x = vx, *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, x, sizeof *y);
-  return y;
-}
+static void *modes_dupctx(void *vx) { return prov_dup(vx, sizeof(modes_ctx)); }
 
 /* (Re)start the stream from the key and the IV given last. */
 static int modes_start(modes_ctx *x) {

@@ -24,11 +24,7 @@ static void *xts_newctx(void *provctx) {
 
 static void xts_freectx(void *vx) { prov_free(vx, sizeof(xts_ctx)); }
 
-static void *xts_dupctx(void *vx) {
-  xts_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *xts_dupctx(void *vx) { return prov_dup(vx, sizeof(xts_ctx)); }
 
 static int xts_init(void *vx, const unsigned char *key, size_t keylen, const unsigned char *iv,
                     size_t ivlen, const OSSL_PARAM params[], int enc) {

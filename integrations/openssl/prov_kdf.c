@@ -36,11 +36,7 @@ static void *kdftree_newctx(void *provctx) {
 
 static void kdf_freectx(void *vx) { prov_free(vx, sizeof(kdf_ctx)); }
 
-static void *kdf_dupctx(void *vx) {
-  kdf_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *kdf_dupctx(void *vx) { return prov_dup(vx, sizeof(kdf_ctx)); }
 
 static void kdf_reset(void *vx) {
   kdf_ctx *x = vx;

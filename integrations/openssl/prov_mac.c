@@ -42,11 +42,7 @@ static void *mac_newctx(const mac_desc *d) {
 
 static void mac_freectx(void *vx) { prov_free(vx, sizeof(mac_ctx)); }
 
-static void *mac_dupctx(void *vx) {
-  mac_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *mac_dupctx(void *vx) { return prov_dup(vx, sizeof(mac_ctx)); }
 
 static int mac_start(mac_ctx *x) {
   int rc;

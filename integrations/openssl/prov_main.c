@@ -104,6 +104,12 @@ void prov_free(void *p, size_t size) {
   free(p);
 }
 
+void *prov_dup(const void *p, size_t size) {
+  void *y = prov_alloc(size);
+  if (y) memcpy(y, p, size);
+  return y;
+}
+
 /* ---- the worker pool, shared by the contexts that opt in ---- */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static gostx_pool *pool;
