@@ -55,3 +55,40 @@ signal_after() {
   wait $pid 2>/dev/null
   rc=$?
 }
+# interrupt_run "CMDS" "SIGS": for each command of CMDS, with the unnamed
+# temporary file and then the named one (GOSTX_TMPFILE=named), one whole run
+# (it must be complete; its time is the window for the kills), then $trials
+# runs per signal of SIGS (and SIGKILL, with the unnamed file only: it cannot
+# be caught), each killed at a random moment. The test defines run_cmd CMD
+# (exec's the command), setup CMD (the state before a run), complete CMD and
+# judge CMD SIG WHAT (the checks after a killed run; rc is its exit status).
+# At least half the kills must hit a running command, or nothing was tested.
+interrupt_run() {
+  local cmds=$1 sigs=$2 tmpkind cmd sig i t0 span delay interrupted=0 tried=0
+  for tmpkind in unnamed named; do
+    if [ $tmpkind = named ]; then export GOSTX_TMPFILE=named; else unset GOSTX_TMPFILE; fi
+    for cmd in $cmds; do
+      # How long an uninterrupted run takes here (this build, this load).
+      setup $cmd
+      t0=$(now_ms)
+      (run_cmd $cmd) || { bad "$tmpkind $cmd: uninterrupted run failed"; continue; }
+      span=$(($(now_ms) - t0))
+      [ $span -lt 20 ] && span=20
+      if complete $cmd; then ok; else bad "$tmpkind $cmd: uninterrupted run: wrong output"; fi
+      for sig in $sigs $([ $tmpkind = unnamed ] && echo KILL); do
+        for ((i = 0; i < trials; i++)); do
+          setup $cmd
+          delay=$((RANDOM % span))
+          signal_after "$sig" "$delay" run_cmd $cmd
+          tried=$((tried + 1))
+          [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
+          judge $cmd $sig "$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"
+        done
+      done
+    done
+  done
+  if [ $((2 * interrupted)) -ge $tried ]; then ok; else
+    bad "only $interrupted of $tried kills interrupted a running command"
+  fi
+  echo "$interrupted of $tried runs killed while running"
+}

@@ -45,55 +45,32 @@ complete() {
   esac
 }
 
-interrupted=0
-tried=0
-for tmpkind in unnamed named; do
-  if [ $tmpkind = named ]; then export GOSTX_TMPFILE=named; else unset GOSTX_TMPFILE; fi
-  for cmd in enc dec cipher; do
-    # How long an uninterrupted run takes here (this build, this load).
-    cp "$T/old" "$T/o/out"
-    t0=$(now_ms)
-    (run_cmd $cmd) || { bad "$tmpkind $cmd: uninterrupted run failed"; continue; }
-    span=$(($(now_ms) - t0))
-    [ $span -lt 20 ] && span=20
-    if complete $cmd; then ok; else bad "$tmpkind $cmd: uninterrupted run: wrong output"; fi
-    sigs="INT TERM HUP PIPE KILL"
-    [ $tmpkind = named ] && sigs="INT TERM HUP PIPE"
-    for sig in $sigs; do
-      for ((i = 0; i < trials; i++)); do
-        cp "$T/old" "$T/o/out"
-        delay=$((RANDOM % span))
-        signal_after "$sig" "$delay" run_cmd $cmd
-        tried=$((tried + 1))
-        [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
-        what="$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"
-        left=$(ls -A "$T/o" | grep -v '^out$' | tr '\n' ' ')
-        if [ -z "$left" ]; then
-          ok
-        elif [ "$sig" = KILL ] && [[ $left =~ ^\.out\.gostx-[^\ ]+\ $ ]] &&
-          cmp -s "$T/o/out" "$T/old" && complete $cmd "$T/o/${left% }"; then
-          # Killed in the one window cli/common/out.c documents: the finished file
-          # linked as .out.gostx-* (linkat cannot replace out), not yet
-          # renamed over out. Only a complete output may be left so.
-          ok
-        else
-          bad "$what: left behind: $left"
-        fi
-        if cmp -s "$T/o/out" "$T/old"; then
-          ok
-        elif complete $cmd; then
-          ok # finished (and put in place) before the signal
-        else
-          bad "$what: the output is neither the old file nor the complete new one"
-        fi
-        rm -f "$T/o"/.out.gostx-* # one failure per trial, not an avalanche
-      done
-    done
-  done
-done
-# The kills must have hit running commands, or nothing was tested.
-if [ $((2 * interrupted)) -ge $tried ]; then ok; else
-  bad "only $interrupted of $tried kills interrupted a running command"
-fi
-echo "$interrupted of $tried runs killed while running"
+setup() { cp "$T/old" "$T/o/out"; }
+# After a killed run: no temporary file left (but for the one SIGKILL window),
+# and out the old file or the complete new one.
+judge() {
+  local cmd=$1 sig=$2 what=$3 left
+  left=$(ls -A "$T/o" | grep -v '^out$' | tr '\n' ' ')
+  if [ -z "$left" ]; then
+    ok
+  elif [ "$sig" = KILL ] && [[ $left =~ ^\.out\.gostx-[^\ ]+\ $ ]] &&
+    cmp -s "$T/o/out" "$T/old" && complete $cmd "$T/o/${left% }"; then
+    # Killed in the one window cli/common/out.c documents: the finished file
+    # linked as .out.gostx-* (linkat cannot replace out), not yet
+    # renamed over out. Only a complete output may be left so.
+    ok
+  else
+    bad "$what: left behind: $left"
+  fi
+  if cmp -s "$T/o/out" "$T/old"; then
+    ok
+  elif complete $cmd; then
+    ok # finished (and put in place) before the signal
+  else
+    bad "$what: the output is neither the old file nor the complete new one"
+  fi
+  rm -f "$T/o"/.out.gostx-* # one failure per trial, not an avalanche
+}
+
+interrupt_run "enc dec cipher" "INT TERM HUP PIPE"
 finish

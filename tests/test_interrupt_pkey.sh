@@ -75,41 +75,18 @@ complete() {
   esac
 }
 
-interrupted=0
-tried=0
-for tmpkind in unnamed named; do
-  if [ $tmpkind = named ]; then export GOSTX_TMPFILE=named; else unset GOSTX_TMPFILE; fi
-  for cmd in sign-o sign-many genpkey pkey; do
-    setup $cmd
-    t0=$(now_ms)
-    (run_cmd $cmd) || { bad "$tmpkind $cmd: uninterrupted run failed"; continue; }
-    span=$(($(now_ms) - t0))
-    [ $span -lt 20 ] && span=20
-    if complete $cmd; then ok; else bad "$tmpkind $cmd: uninterrupted run: wrong output"; fi
-    sigs="INT TERM HUP KILL"
-    [ $tmpkind = named ] && sigs="INT TERM HUP"
-    for sig in $sigs; do
-      for ((i = 0; i < trials; i++)); do
-        setup $cmd
-        delay=$((RANDOM % span))
-        signal_after "$sig" "$delay" run_cmd $cmd
-        tried=$((tried + 1))
-        [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
-        what="$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"
-        left=$(ls -A "$T/o" | grep -v -e '^out$' -e '^f[123]$' -e '^f[123]\.sig$' | tr '\n' ' ')
-        if [ -z "$left" ]; then ok; else bad "$what: left behind: $left"; fi
-        if outputs_ok $cmd; then ok; else bad "$what: an output is neither the old one nor the whole new one"; fi
-        if [ "$(sum "$T/msg" "$T/key.pem" "$T/key.enc" "$T/o/f1" "$T/o/f2" "$T/o/f3")" = "$inputs_sum" ]; then ok; else
-          bad "$what: an input changed"
-        fi
-        rm -f "$T/o"/.*.gostx-* # one failure per trial, not an avalanche
-      done
-    done
-  done
-done
-# The kills must have hit running commands, or nothing was tested.
-if [ $((2 * interrupted)) -ge $tried ]; then ok; else
-  bad "only $interrupted of $tried kills interrupted a running command"
-fi
-echo "$interrupted of $tried runs killed while running"
+# After a killed run: no temporary file left, every output old or whole new,
+# the inputs untouched.
+judge() {
+  local cmd=$1 what=$3 left
+  left=$(ls -A "$T/o" | grep -v -e '^out$' -e '^f[123]$' -e '^f[123]\.sig$' | tr '\n' ' ')
+  if [ -z "$left" ]; then ok; else bad "$what: left behind: $left"; fi
+  if outputs_ok $cmd; then ok; else bad "$what: an output is neither the old one nor the whole new one"; fi
+  if [ "$(sum "$T/msg" "$T/key.pem" "$T/key.enc" "$T/o/f1" "$T/o/f2" "$T/o/f3")" = "$inputs_sum" ]; then ok; else
+    bad "$what: an input changed"
+  fi
+  rm -f "$T/o"/.*.gostx-* # one failure per trial, not an avalanche
+}
+
+interrupt_run "sign-o sign-many genpkey pkey" "INT TERM HUP"
 finish

@@ -65,6 +65,9 @@ int prov_not_started(int key_set);
 void *prov_alloc(size_t size);
 /* Wipes size bytes, then frees. */
 void prov_free(void *p, size_t size);
+/* A prov_alloc copy of size bytes at p: the dupctx of a context that owns
+ * no memory outside itself. */
+void *prov_dup(const void *p, size_t size);
 
 /* The shared worker pool for contexts that opted in to threads (param
  * "threads" = 1); NULL when threads cannot be started (callers then run on
@@ -95,6 +98,31 @@ int prov_block_final(prov_blockbuf *b, size_t n, int enc, int padding, prov_bloc
  * is not NULL), "keylen" and "ivlen" only at their fixed values. */
 int prov_cipher_set_common(const OSSL_PARAM params[], size_t keylen, size_t ivlen, int *padding);
 const OSSL_PARAM *prov_cipher_gettable_ctx_params(void *vx, void *provctx);
+/* What prov_cipher_gettable_ctx_params lists, for a cipher that answers more. */
+#define PROV_CIPHER_CTX_GETTABLE                                                                 \
+  OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),                                                 \
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                         \
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),                                          \
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),                                     \
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),                                          \
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0), OSSL_PARAM_size_t("key-mesh", NULL)
+
+/* A gettable/settable params callback returning one constant table: the
+ * params given, then OSSL_PARAM_END. PROV_CTX_PARAMS for the per-context
+ * callbacks (vx, provctx), PROV_PARAMS for the per-algorithm ones. */
+#define PROV_CTX_PARAMS(name, ...)                                                               \
+  const OSSL_PARAM *name(void *vx, void *provctx) {                                              \
+    (void)vx;                                                                                    \
+    (void)provctx;                                                                               \
+    static const OSSL_PARAM table[] = {__VA_ARGS__, OSSL_PARAM_END};                             \
+    return table;                                                                                \
+  }
+#define PROV_PARAMS(name, ...)                                                                   \
+  const OSSL_PARAM *name(void *provctx) {                                                        \
+    (void)provctx;                                                                               \
+    static const OSSL_PARAM table[] = {__VA_ARGS__, OSSL_PARAM_END};                             \
+    return table;                                                                                \
+  }
 
 /* Keystream made ahead for short updates of the data-independent stream
  * modes (prov_stream.c). fn XORs len bytes with the next keystream bytes

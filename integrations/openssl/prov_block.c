@@ -137,18 +137,4 @@ int prov_cipher_set_common(const OSSL_PARAM params[], size_t keylen, size_t ivle
   return 1;
 }
 
-const OSSL_PARAM *prov_cipher_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-      OSSL_PARAM_size_t("key-mesh", NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+PROV_CTX_PARAMS(prov_cipher_gettable_ctx_params, PROV_CIPHER_CTX_GETTABLE)

@@ -55,11 +55,7 @@ static void *magma_aom_newctx(void *provctx) {
 
 static void aom_freectx(void *vx) { prov_free(vx, sizeof(aom_ctx)); }
 
-static void *aom_dupctx(void *vx) {
-  aom_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *aom_dupctx(void *vx) { return prov_dup(vx, sizeof(aom_ctx)); }
 
 static int aom_set_ctx_params(void *vx, const OSSL_PARAM params[]);
 
@@ -257,20 +253,13 @@ static int magma_aom_get_params(OSSL_PARAM params[]) {
 }
 
 /* the same params both ways */
-static const OSSL_PARAM *aom_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_octet_string("kdf-seed", NULL, 0),
-      OSSL_PARAM_octet_string("alg_id_param", NULL, 0),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-      OSSL_PARAM_size_t("key-mesh", NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(aom_gettable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_octet_string("kdf-seed", NULL, 0),
+    OSSL_PARAM_octet_string("alg_id_param", NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t("key-mesh", NULL))
 #define aom_settable_ctx_params aom_gettable_ctx_params
 
 PROV_CIPHER_TABLE(prov_kuz_ctr_acpkm_omac_fns, kuz_aom, aom);

@@ -48,11 +48,7 @@ static void *g89_newctx(const g89_desc *d) {
 
 static void g89_freectx(void *vx) { prov_free(vx, sizeof(g89_ctx)); }
 
-static void *g89_dupctx(void *vx) {
-  g89_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *g89_dupctx(void *vx) { return prov_dup(vx, sizeof(g89_ctx)); }
 
 static int g89_start(g89_ctx *x) {
   x->started = 0;
@@ -165,17 +161,10 @@ static int g89_get_ctx_params(void *vx, OSSL_PARAM params[]) {
 
 #define g89_gettable_ctx_params prov_cipher_gettable_ctx_params
 
-static const OSSL_PARAM *g89_settable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(g89_settable_ctx_params,
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL))
 
 #define G89_CIPHER(name, mode, sbox, evp_mode, bs)                                               \
   static const g89_desc name##_desc = {mode, sbox, evp_mode, bs};                                \

@@ -45,11 +45,7 @@ static void *magma_mgm_newctx(void *provctx) {
 
 static void mgm_freectx(void *vx) { prov_free(vx, sizeof(mgm_ctx)); }
 
-static void *mgm_dupctx(void *vx) {
-  mgm_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *mgm_dupctx(void *vx) { return prov_dup(vx, sizeof(mgm_ctx)); }
 
 static int mgm_start(mgm_ctx *x) {
   x->started = x->done = 0;
@@ -206,31 +202,17 @@ static int mgm_get_params_magma(OSSL_PARAM params[]) {
   return prov_cipher_get_params(params, 0, GOSTX_KEY_LEN, GOSTX_MAGMA_BLOCK_LEN, 1, 1, 1);
 }
 
-static const OSSL_PARAM *mgm_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(mgm_gettable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0))
 
-static const OSSL_PARAM *mgm_settable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(mgm_settable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL))
 
 #define kuz_mgm_get_params mgm_get_params_kuz
 #define magma_mgm_get_params mgm_get_params_magma

@@ -63,11 +63,7 @@ static void modes_freectx(void *vx) {
   prov_free(x, sizeof *x);
 }
 
-static void *modes_dupctx(void *vx) {
-  modes_ctx *x = vx, *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, x, sizeof *y);
-  return y;
-}
+static void *modes_dupctx(void *vx) { return prov_dup(vx, sizeof(modes_ctx)); }
 
 /* (Re)start the stream from the key and the IV given last. */
 static int modes_start(modes_ctx *x) {
@@ -198,22 +194,8 @@ static size_t alg_id_der(const modes_ctx *x, uint8_t *der) {
   return ukm + 4;
 }
 
-static const OSSL_PARAM *modes_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-      OSSL_PARAM_size_t("key-mesh", NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, NULL, 0),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(modes_gettable_ctx_params, PROV_CIPHER_CTX_GETTABLE,
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, NULL, 0))
 
 static int modes_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   modes_ctx *x = vx;
@@ -289,20 +271,13 @@ static int modes_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   return 1;
 }
 
-static const OSSL_PARAM *modes_settable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_size_t("key-mesh", NULL),
-      OSSL_PARAM_uint("threads", NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, NULL, 0),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(modes_settable_ctx_params,
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t("key-mesh", NULL),
+    OSSL_PARAM_uint("threads", NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, NULL, 0))
 
 /* One descriptor and one dispatch table per algorithm. */
 #define MODES_CIPHER(name, id, mode, evp_mode, ivlen, bs, section)                               \

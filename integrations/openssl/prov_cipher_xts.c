@@ -24,11 +24,7 @@ static void *xts_newctx(void *provctx) {
 
 static void xts_freectx(void *vx) { prov_free(vx, sizeof(xts_ctx)); }
 
-static void *xts_dupctx(void *vx) {
-  xts_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *xts_dupctx(void *vx) { return prov_dup(vx, sizeof(xts_ctx)); }
 
 static int xts_init(void *vx, const unsigned char *key, size_t keylen, const unsigned char *iv,
                     size_t ivlen, const OSSL_PARAM params[], int enc) {
@@ -95,25 +91,13 @@ static int xts_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   return prov_cipher_set_common(params, GOSTX_XTS_KEY_LEN, XTS_IV_LEN, NULL);
 }
 
-static const OSSL_PARAM *xts_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(xts_gettable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0))
 
-static const OSSL_PARAM *xts_settable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-                                     OSSL_PARAM_END};
-  return table;
-}
+static PROV_CTX_PARAMS(xts_settable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL))
 
 #define kuz_xts_newctx xts_newctx
 #define kuz_xts_get_params xts_get_params

@@ -35,15 +35,9 @@ static int digest_get_params(OSSL_PARAM params[], size_t block, size_t len) {
   return 1;
 }
 
-static const OSSL_PARAM *digest_gettable_params(void *provctx) {
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
-      OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_PARAMS(digest_gettable_params,
+    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL))
 
 #define STREEBOG(bits)                                                                           \
   static int sb##bits##_init(void *ctx, const OSSL_PARAM params[]) {                             \

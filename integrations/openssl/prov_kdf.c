@@ -36,11 +36,7 @@ static void *kdftree_newctx(void *provctx) {
 
 static void kdf_freectx(void *vx) { prov_free(vx, sizeof(kdf_ctx)); }
 
-static void *kdf_dupctx(void *vx) {
-  kdf_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *kdf_dupctx(void *vx) { return prov_dup(vx, sizeof(kdf_ctx)); }
 
 static void kdf_reset(void *vx) {
   kdf_ctx *x = vx;
@@ -116,25 +112,14 @@ static int kdf_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   return !p || OSSL_PARAM_set_size_t(p, x->tree ? SIZE_MAX : 32);
 }
 
-static const OSSL_PARAM *kdf_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {OSSL_PARAM_size_t(OSSL_KDF_PARAM_SIZE, NULL), OSSL_PARAM_END};
-  return table;
-}
+static PROV_CTX_PARAMS(kdf_gettable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_KDF_PARAM_SIZE, NULL))
 
-static const OSSL_PARAM *kdf_settable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, NULL, 0),
-      OSSL_PARAM_octet_string(OSSL_KDF_PARAM_LABEL, NULL, 0),
-      OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SEED, NULL, 0),
-      OSSL_PARAM_size_t("r", NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(kdf_settable_ctx_params,
+    OSSL_PARAM_octet_string(OSSL_KDF_PARAM_KEY, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_KDF_PARAM_LABEL, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_KDF_PARAM_SEED, NULL, 0),
+    OSSL_PARAM_size_t("r", NULL))
 
 #define KDF_FNS(name)                                                                            \
   static const OSSL_DISPATCH name##_fns[] = {                                                    \

@@ -40,11 +40,7 @@ static void *vko512_new(void *provctx) {
   return vko_new(64);
 }
 static void vko_free(void *vx) { prov_free(vx, sizeof(vko_ctx)); }
-static void *vko_dup(void *vx) {
-  vko_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *vko_dup(void *vx) { return prov_dup(vx, sizeof(vko_ctx)); }
 
 /* 1..8 bytes: VKO's UKM; 32: KEG's H. */
 static int ukm_len_ok(size_t n) { return (n >= 1 && n <= 8) || n == 32; }

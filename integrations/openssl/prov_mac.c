@@ -42,11 +42,7 @@ static void *mac_newctx(const mac_desc *d) {
 
 static void mac_freectx(void *vx) { prov_free(vx, sizeof(mac_ctx)); }
 
-static void *mac_dupctx(void *vx) {
-  mac_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *mac_dupctx(void *vx) { return prov_dup(vx, sizeof(mac_ctx)); }
 
 static int mac_start(mac_ctx *x) {
   int rc;
@@ -194,30 +190,16 @@ static int mac_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   return 1;
 }
 
-static const OSSL_PARAM *mac_gettable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
-      OSSL_PARAM_size_t("keylen", NULL),
-      OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(mac_gettable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
+    OSSL_PARAM_size_t("keylen", NULL),
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_BLOCK_SIZE, NULL))
 
-static const OSSL_PARAM *mac_settable_ctx_params(void *vx, void *provctx) {
-  (void)vx;
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
-      OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, NULL, 0),
-      OSSL_PARAM_size_t("key-mesh", NULL),
-      OSSL_PARAM_size_t("cipher-key-mesh", NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_CTX_PARAMS(mac_settable_ctx_params,
+    OSSL_PARAM_size_t(OSSL_MAC_PARAM_SIZE, NULL),
+    OSSL_PARAM_octet_string(OSSL_MAC_PARAM_KEY, NULL, 0),
+    OSSL_PARAM_size_t("key-mesh", NULL),
+    OSSL_PARAM_size_t("cipher-key-mesh", NULL))
 
 #define GOSTX_MAC(name, kind, id, sbox, n, size, section, master)                                \
   static const mac_desc name##_desc = {kind, id, sbox, n, size, section, master};                \

@@ -104,6 +104,12 @@ void prov_free(void *p, size_t size) {
   free(p);
 }
 
+void *prov_dup(const void *p, size_t size) {
+  void *y = prov_alloc(size);
+  if (y) memcpy(y, p, size);
+  return y;
+}
+
 /* ---- the worker pool, shared by the contexts that opt in ---- */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static gostx_pool *pool;
@@ -157,22 +163,16 @@ int prov_cipher_get_params(OSSL_PARAM params[], unsigned mode, size_t keylen, si
   return 1;
 }
 
-const OSSL_PARAM *prov_cipher_gettable_params(void *provctx) {
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-      OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-      OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-      OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-      OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-      OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+PROV_PARAMS(prov_cipher_gettable_params,
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL))
 
 /* Names, aliases and OIDs as gostprov registers them (gost-engine's
  * gost_prov_cipher.c); gostprov has no magma-ecb or XTS: those names are ours. */
@@ -248,17 +248,11 @@ static const OSSL_ALGORITHM *query(void *provctx, int operation_id, int *no_cach
   }
 }
 
-static const OSSL_PARAM *gettable_params(void *provctx) {
-  (void)provctx;
-  static const OSSL_PARAM table[] = {
-      OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
-      OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
-      OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
-      OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
-      OSSL_PARAM_END,
-  };
-  return table;
-}
+static PROV_PARAMS(gettable_params,
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL))
 
 /* "kuznyechik avx2, magma avx2, ...": what libgostx chose on this CPU. */
 static char impl_text[160];

@@ -32,11 +32,7 @@ static void *sig512_new(void *provctx, const char *propq) {
   return sig_new(64);
 }
 static void sig_free(void *vx) { prov_free(vx, sizeof(sig_ctx)); }
-static void *sig_dup(void *vx) {
-  sig_ctx *y = prov_alloc(sizeof *y);
-  if (y) memcpy(y, vx, sizeof *y);
-  return y;
-}
+static void *sig_dup(void *vx) { return prov_dup(vx, sizeof(sig_ctx)); }
 
 /* The names of the one digest a key size takes. */
 static int digest_fits(size_t len, const char *name) {

@@ -1104,6 +1104,21 @@ static void note_gx_row(const struct gostx_gx_impl *row) {
     if (gx_rows_run[i] == row) return;
   if (n_gx_rows_run < sizeof gx_rows_run / sizeof gx_rows_run[0]) gx_rows_run[n_gx_rows_run++] = row;
 }
+
+/* k P (the ladder) and k G (the G table) on a curve loaded on a row, k
+ * secret; the affine results are public, as a caller's would be. */
+static void mul_both_public(const gx_curve *C, const gx_fe k, const gx_point *P) {
+  gx_fe x, y;
+  gx_point R;
+  gostx__ec_mul(C, &R, k, P);
+  gostx__ec_point_to_affine(C, x, y, &R);
+  CT_PUBLIC(x, sizeof x);
+  CT_PUBLIC(y, sizeof y);
+  gostx__ec_mul_base(C, &R, k);
+  gostx__ec_point_to_affine(C, x, y, &R);
+  CT_PUBLIC(x, sizeof x);
+  CT_PUBLIC(y, sizeof y);
+}
 #endif
 
 /* The "mulx" row (lib/gost3410/mul_mulx.c: field_x86_64.c's products,
@@ -1124,21 +1139,14 @@ static void case_gost3410_mulx(void) {
   for (size_t i = 0; i < EC_NCURVES; i++) {
     gx_curve C = *gostx__ec_curve_get(ec_curves[i]);
     gostx__ec_curve_use(&C, &gostx_gx_mulx); /* its products and AVX2 scans */
-    gx_fe k = {0}, s, x, y;
-    gx_point G, R;
+    gx_fe k = {0}, s;
+    gx_point G;
     uint8_t kb[64];
     ec_scalar(kb, (size_t)C.len, 41 + (unsigned)i);
     gostx__fe_load_be(k, kb, C.n);
     CT_SECRET(k, sizeof k);
     gostx__ec_point_generator(&C, &G);
-    gostx__ec_mul(&C, &R, k, &G);
-    gostx__ec_point_to_affine(&C, x, y, &R);
-    CT_PUBLIC(x, sizeof x);
-    CT_PUBLIC(y, sizeof y);
-    gostx__ec_mul_base(&C, &R, k);
-    gostx__ec_point_to_affine(&C, x, y, &R);
-    CT_PUBLIC(x, sizeof x);
-    CT_PUBLIC(y, sizeof y);
+    mul_both_public(&C, k, &G);
     gostx_gx_mulx_field.fe_mul(&C.fq, s, k, C.fq.r2); /* into Montgomery form */
     gostx_gx_mulx_field.fe_sqr(&C.fq, s, s);
     gostx__fe_inv(&C.fq, s, s);
@@ -1162,8 +1170,8 @@ static void case_gost3410_mulx(void) {
 static void gost3410_ifma_mul(int curve, unsigned seed) {
   gx_curve C = *gostx__ec_curve_get(curve);
   gostx__ec_curve_use(&C, &gostx_gx_avx512ifma);
-  gx_fe k = {0}, x, y;
-  gx_point G, P, R;
+  gx_fe k = {0};
+  gx_point G, P;
   uint8_t kb[64];
   gostx__ec_point_generator(&C, &G);
   ec_scalar(kb, (size_t)C.len, seed + 1);
@@ -1172,14 +1180,7 @@ static void gost3410_ifma_mul(int curve, unsigned seed) {
   ec_scalar(kb, (size_t)C.len, seed);
   gostx__fe_load_be(k, kb, C.n);
   CT_SECRET(k, sizeof k);
-  gostx__ec_mul(&C, &R, k, &P);
-  gostx__ec_point_to_affine(&C, x, y, &R);
-  CT_PUBLIC(x, sizeof x);
-  CT_PUBLIC(y, sizeof y);
-  gostx__ec_mul_base(&C, &R, k);
-  gostx__ec_point_to_affine(&C, x, y, &R);
-  CT_PUBLIC(x, sizeof x);
-  CT_PUBLIC(y, sizeof y);
+  mul_both_public(&C, k, &P);
 }
 #endif
 
@@ -2027,6 +2028,13 @@ static void case_streams(void) {
   }
 }
 
+/* The cases run for each of Kuznyechik and Magma after its blocks, in order. */
+static const struct {
+  const char *what;
+  void (*run)(int id);
+} per_cipher[] = {{"modes", case_modes}, {"streaming", case_stream}, {"omac", case_omac},
+                  {"mgm", case_mgm},     {"kexp15", case_kexp15}};
+
 static void run_group(const char *g) {
   if (!strcmp(g, "const")) {
     const int ids[2] = {GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA};
@@ -2040,21 +2048,11 @@ static void run_group(const char *g) {
         secrets("kuznyechik wide batches");
         case_wide();
       }
-      snprintf(name, sizeof name, "%s modes", nm);
-      secrets(name);
-      case_modes(ids[i]);
-      snprintf(name, sizeof name, "%s streaming", nm);
-      secrets(name);
-      case_stream(ids[i]);
-      snprintf(name, sizeof name, "%s omac", nm);
-      secrets(name);
-      case_omac(ids[i]);
-      snprintf(name, sizeof name, "%s mgm", nm);
-      secrets(name);
-      case_mgm(ids[i]);
-      snprintf(name, sizeof name, "%s kexp15", nm);
-      secrets(name);
-      case_kexp15(ids[i]);
+      for (size_t j = 0; j < sizeof per_cipher / sizeof per_cipher[0]; j++) {
+        snprintf(name, sizeof name, "%s %s", nm, per_cipher[j].what);
+        secrets(name);
+        per_cipher[j].run(ids[i]);
+      }
     }
     secrets("kuznyechik xts");
     case_xts();

@@ -27,94 +27,43 @@ static int write_key(gostx_gost3410_curve curve, const char *oid, const uint8_t 
   return rc;
 }
 
-int tk_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
-                                   const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap,
-                                   size_t *out_len) {
-  return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER,
-                   NULL, out, cap, out_len);
-}
+/* tk_PART_to_FMT_oid (the key under oid; NULL: the curve's own) and
+ * tk_PART_to_FMT (the curve's own), PART priv or pub, FMT der or pem. */
+#define TK_WRITER(part, fmt, PART, FMT, out_t)                                                     \
+  int tk_##part##_to_##fmt##_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *key,  \
+                                 size_t key_len, out_t *out, size_t cap, size_t *out_len) {        \
+    return write_key(curve, oid, key, key_len, GOSTX_GOST3410_KEY_##PART, GOSTX_GOST3410_##FMT,    \
+                     NULL, out, cap, out_len);                                                     \
+  }                                                                                                \
+  int tk_##part##_to_##fmt(gostx_gost3410_curve curve, const uint8_t *key, size_t key_len,         \
+                           out_t *out, size_t cap, size_t *out_len) {                              \
+    return tk_##part##_to_##fmt##_oid(curve, NULL, key, key_len, out, cap, out_len);               \
+  }
+TK_WRITER(priv, der, PRIVATE, DER, uint8_t)
+TK_WRITER(pub, der, PUBLIC, DER, uint8_t)
+TK_WRITER(priv, pem, PRIVATE, PEM, char)
+TK_WRITER(pub, pem, PUBLIC, PEM, char)
 
-int tk_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               uint8_t *out, size_t cap, size_t *out_len) {
-  return tk_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
-}
-
-int tk_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
-                                  size_t pub_len, uint8_t *out, size_t cap, size_t *out_len) {
-  return write_key(curve, oid, pub, pub_len, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
-                   out, cap, out_len);
-}
-
-int tk_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                              uint8_t *out, size_t cap, size_t *out_len) {
-  return tk_pub_to_der_oid(curve, NULL, pub, pub_len, out, cap, out_len);
-}
-
-int tk_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
-                                   const uint8_t *priv, size_t priv_len, char *out, size_t cap,
-                                   size_t *out_len) {
-  return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_PEM,
-                   NULL, out, cap, out_len);
-}
-
-int tk_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               char *out, size_t cap, size_t *out_len) {
-  return tk_priv_to_pem_oid(curve, NULL, priv, priv_len, out, cap, out_len);
-}
-
-int tk_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
-                                  size_t pub_len, char *out, size_t cap, size_t *out_len) {
-  return write_key(curve, oid, pub, pub_len, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL,
-                   out, cap, out_len);
-}
-
-int tk_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                              char *out, size_t cap, size_t *out_len) {
-  return tk_pub_to_pem_oid(curve, NULL, pub, pub_len, out, cap, out_len);
-}
-
-static int write_encrypted(gostx_gost3410_curve curve, const char *oid, const uint8_t *priv,
-                           size_t priv_len, const uint8_t *pass, size_t pass_len,
-                           gostx_gost3410_pbe cipher, uint32_t iterations,
-                           gostx_gost3410_format format, void *out, size_t cap, size_t *out_len) {
-  const gostx_gost3410_pbe_params pbe = {cipher, iterations, pass, pass_len};
-  return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, format, &pbe, out, cap,
-                   out_len);
-}
-
-int tk_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
-                                             const uint8_t *priv, size_t priv_len,
-                                             const uint8_t *pass, size_t pass_len,
-                                             gostx_gost3410_pbe cipher, uint32_t iterations,
-                                             uint8_t *out, size_t cap, size_t *out_len) {
-  return write_encrypted(curve, oid, priv, priv_len, pass, pass_len, cipher, iterations,
-                         GOSTX_GOST3410_DER, out, cap, out_len);
-}
-
-int tk_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
-                                         gostx_gost3410_pbe cipher, uint32_t iterations,
-                                         uint8_t *out, size_t cap, size_t *out_len) {
-  return write_encrypted(curve, NULL, priv, priv_len, pass, pass_len, cipher, iterations,
-                         GOSTX_GOST3410_DER, out, cap, out_len);
-}
-
-int tk_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
-                                             const uint8_t *priv, size_t priv_len,
-                                             const uint8_t *pass, size_t pass_len,
-                                             gostx_gost3410_pbe cipher, uint32_t iterations,
-                                             char *out, size_t cap, size_t *out_len) {
-  return write_encrypted(curve, oid, priv, priv_len, pass, pass_len, cipher, iterations,
-                         GOSTX_GOST3410_PEM, out, cap, out_len);
-}
-
-int tk_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
-                                         gostx_gost3410_pbe cipher, uint32_t iterations,
-                                         char *out, size_t cap, size_t *out_len) {
-  return write_encrypted(curve, NULL, priv, priv_len, pass, pass_len, cipher, iterations,
-                         GOSTX_GOST3410_PEM, out, cap, out_len);
-}
+/* tk_priv_to_encrypted_FMT_oid and tk_priv_to_encrypted_FMT (the curve's
+ * OID): the private key under a password (PKCS#8 EncryptedPrivateKeyInfo). */
+#define TK_ENCRYPTED_WRITER(fmt, FMT, out_t)                                                       \
+  int tk_priv_to_encrypted_##fmt##_oid(gostx_gost3410_curve curve, const char *oid,                \
+                                       const uint8_t *priv, size_t priv_len, const uint8_t *pass,  \
+                                       size_t pass_len, gostx_gost3410_pbe cipher,                 \
+                                       uint32_t iterations, out_t *out, size_t cap,                \
+                                       size_t *out_len) {                                          \
+    const gostx_gost3410_pbe_params pbe = {cipher, iterations, pass, pass_len};                    \
+    return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_##FMT, \
+                     &pbe, out, cap, out_len);                                                     \
+  }                                                                                                \
+  int tk_priv_to_encrypted_##fmt(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len, \
+                                 const uint8_t *pass, size_t pass_len, gostx_gost3410_pbe cipher,  \
+                                 uint32_t iterations, out_t *out, size_t cap, size_t *out_len) {   \
+    return tk_priv_to_encrypted_##fmt##_oid(curve, NULL, priv, priv_len, pass, pass_len, cipher,   \
+                                            iterations, out, cap, out_len);                        \
+  }
+TK_ENCRYPTED_WRITER(der, DER, uint8_t)
+TK_ENCRYPTED_WRITER(pem, PEM, char)
 
 /* ---- readers ---- */
 
@@ -185,69 +134,41 @@ static int read_encrypted(const void *in, size_t in_len, gostx_gost3410_format f
   return rc;
 }
 
-int tk_key_from_der_oid(const uint8_t *der, size_t der_len,
-                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
-                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-                                    size_t pub_cap, char *oid, size_t oid_cap) {
-  return read_plain(der, der_len, GOSTX_GOST3410_DER, kind, curve, len, priv, priv_cap, pub,
-                    pub_cap, oid, oid_cap);
-}
+/* tk_key_from_FMT_oid (also the key's OID) and tk_key_from_FMT, FMT der or pem. */
+#define TK_READER(fmt, FMT, in_t)                                                                  \
+  int tk_key_from_##fmt##_oid(const in_t *in, size_t in_len, gostx_gost3410_key_kind *kind,        \
+                              gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,             \
+                              size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,            \
+                              size_t oid_cap) {                                                    \
+    return read_plain(in, in_len, GOSTX_GOST3410_##FMT, kind, curve, len, priv, priv_cap, pub,     \
+                      pub_cap, oid, oid_cap);                                                      \
+  }                                                                                                \
+  int tk_key_from_##fmt(const in_t *in, size_t in_len, gostx_gost3410_key_kind *kind,              \
+                        gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap,  \
+                        uint8_t *pub, size_t pub_cap) {                                            \
+    return tk_key_from_##fmt##_oid(in, in_len, kind, curve, len, priv, priv_cap, pub, pub_cap,     \
+                                   NULL, 0);                                                       \
+  }
+TK_READER(der, DER, uint8_t)
+TK_READER(pem, PEM, char)
 
-int tk_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
-  return read_plain(der, der_len, GOSTX_GOST3410_DER, kind, curve, len, priv, priv_cap, pub,
-                    pub_cap, NULL, 0);
-}
-
-int tk_key_from_pem_oid(const char *pem, size_t pem_len,
-                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
-                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-                                    size_t pub_cap, char *oid, size_t oid_cap) {
-  return read_plain(pem, pem_len, GOSTX_GOST3410_PEM, kind, curve, len, priv, priv_cap, pub,
-                    pub_cap, oid, oid_cap);
-}
-
-int tk_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
-  return read_plain(pem, pem_len, GOSTX_GOST3410_PEM, kind, curve, len, priv, priv_cap, pub,
-                    pub_cap, NULL, 0);
-}
-
-int tk_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
-                                              const uint8_t *pass, size_t pass_len,
-                                              gostx_gost3410_curve *curve, size_t *len,
-                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
-                                              size_t pub_cap, char *oid, size_t oid_cap) {
-  return read_encrypted(der, der_len, GOSTX_GOST3410_DER, pass, pass_len, curve, len, priv,
-                        priv_cap, pub, pub_cap, oid, oid_cap);
-}
-
-int tk_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
-                                          size_t pass_len, gostx_gost3410_curve *curve,
-                                          size_t *len, uint8_t *priv, size_t priv_cap,
-                                          uint8_t *pub, size_t pub_cap) {
-  return read_encrypted(der, der_len, GOSTX_GOST3410_DER, pass, pass_len, curve, len, priv,
-                        priv_cap, pub, pub_cap, NULL, 0);
-}
-
-int tk_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
-                                              const uint8_t *pass, size_t pass_len,
-                                              gostx_gost3410_curve *curve, size_t *len,
-                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
-                                              size_t pub_cap, char *oid, size_t oid_cap) {
-  return read_encrypted(pem, pem_len, GOSTX_GOST3410_PEM, pass, pass_len, curve, len, priv,
-                        priv_cap, pub, pub_cap, oid, oid_cap);
-}
-
-int tk_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
-                                          size_t pass_len, gostx_gost3410_curve *curve,
-                                          size_t *len, uint8_t *priv, size_t priv_cap,
-                                          uint8_t *pub, size_t pub_cap) {
-  return read_encrypted(pem, pem_len, GOSTX_GOST3410_PEM, pass, pass_len, curve, len, priv,
-                        priv_cap, pub, pub_cap, NULL, 0);
-}
+/* The same for an encrypted private key under a password. */
+#define TK_ENCRYPTED_READER(fmt, FMT, in_t)                                                        \
+  int tk_key_from_encrypted_##fmt##_oid(const in_t *in, size_t in_len, const uint8_t *pass,        \
+                                        size_t pass_len, gostx_gost3410_curve *curve, size_t *len, \
+                                        uint8_t *priv, size_t priv_cap, uint8_t *pub,              \
+                                        size_t pub_cap, char *oid, size_t oid_cap) {               \
+    return read_encrypted(in, in_len, GOSTX_GOST3410_##FMT, pass, pass_len, curve, len, priv,      \
+                          priv_cap, pub, pub_cap, oid, oid_cap);                                   \
+  }                                                                                                \
+  int tk_key_from_encrypted_##fmt(const in_t *in, size_t in_len, const uint8_t *pass,              \
+                                  size_t pass_len, gostx_gost3410_curve *curve, size_t *len,       \
+                                  uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap) {  \
+    return tk_key_from_encrypted_##fmt##_oid(in, in_len, pass, pass_len, curve, len, priv,         \
+                                             priv_cap, pub, pub_cap, NULL, 0);                     \
+  }
+TK_ENCRYPTED_READER(der, DER, uint8_t)
+TK_ENCRYPTED_READER(pem, PEM, char)
 
 int tk_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap) {
   if (!der || !der_len || der[0] != 0x30) return GOSTX_EFORMAT; /* DER only */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <openssl/err.h>
+#include <openssl/provider.h>
 
 static unsigned long pass, fail;
 
@@ -24,6 +25,18 @@ static void check(int ok, const char *fmt, ...) {
   fprintf(stderr, "\n");
   va_end(ap);
   ERR_print_errors_fp(stderr);
+}
+
+/* gostx from dir (the tests' argv[1]) and OpenSSL's default provider, in the
+ * default library context; 0, with the reason printed, when either fails. */
+static inline int load_gostx_and_default(const char *dir, OSSL_PROVIDER **gx,
+                                         OSSL_PROVIDER **def) {
+  if (OSSL_PROVIDER_set_default_search_path(NULL, dir) &&
+      (*gx = OSSL_PROVIDER_load(NULL, "gostx")) && (*def = OSSL_PROVIDER_load(NULL, "default")))
+    return 1;
+  fprintf(stderr, "cannot load gostx from %s\n", dir);
+  ERR_print_errors_fp(stderr);
+  return 0;
 }
 
 #endif

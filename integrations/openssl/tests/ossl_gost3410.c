@@ -507,12 +507,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   OSSL_PROVIDER *gx = NULL, *def = NULL;
-  if (!OSSL_PROVIDER_set_default_search_path(NULL, argv[1]) ||
-      !(gx = OSSL_PROVIDER_load(NULL, "gostx")) || !(def = OSSL_PROVIDER_load(NULL, "default"))) {
-    fprintf(stderr, "cannot load gostx from %s\n", argv[1]);
-    ERR_print_errors_fp(stderr);
-    return 1;
-  }
+  if (!load_gostx_and_default(argv[1], &gx, &def)) return 1;
   static const char *const sets[][2] = {{"gost2012_256", "A"},   {"gost2012_256", "XB"},
                                         {"gost2012_256", "TCA"}, {"gost2012_256", "0"},
                                         {"gost2012_512", "A"},   {"gost2012_512", "C"}};

@@ -175,12 +175,7 @@ int main(int argc, char **argv) {
   }
   if (argc > 2) rounds = (unsigned)strtoul(argv[2], NULL, 10);
   OSSL_PROVIDER *gx = NULL, *def = NULL;
-  if (!OSSL_PROVIDER_set_default_search_path(NULL, argv[1]) ||
-      !(gx = OSSL_PROVIDER_load(NULL, "gostx")) || !(def = OSSL_PROVIDER_load(NULL, "default"))) {
-    fprintf(stderr, "cannot load gostx from %s\n", argv[1]);
-    ERR_print_errors_fp(stderr);
-    return 1;
-  }
+  if (!load_gostx_and_default(argv[1], &gx, &def)) return 1;
   for (size_t i = 0; i < NKEYS; i++) {
     shared_key *k = &keys[i];
     size_t pn = 0;
