@@ -82,9 +82,18 @@ static void drop_slot(struct gostx__ike_slot *s) {
   s->used = 0;
 }
 
-static size_t half_open(const gostx__ike_mgr *k) {
+/* The responder SAs not installed: in all, and those from src's address
+ * (any port: a NAT's peers share one). */
+static size_t half_open(const gostx__ike_mgr *k, const gostx__ike_mgr_addr *src,
+                        size_t *from_src) {
   size_t n = 0;
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) n += k->resp[i].used && &k->resp[i].e != k->sa;
+  *from_src = 0;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) {
+    const struct gostx__ike_slot *s = &k->resp[i];
+    if (!s->used || &s->e == k->sa) continue;
+    n++;
+    *from_src += s->src.ip_len == src->ip_len && !memcmp(s->src.ip, src->ip, src->ip_len);
+  }
   return n;
 }
 
@@ -125,19 +134,23 @@ static int collision(gostx__ike_mgr *k, const gostx__ike_mgr_to *from, int64_t n
 }
 
 /* A new responder IKE SA for the request, past the cookie gate (RFC 7296
- * 2.6: from GOSTX_IKE_MGR_COOKIE_AT half-open SAs on, nothing is kept for a request
- * without a valid COOKIE) and the bound on open SAs. */
+ * 2.6: nothing is kept for a request without a valid COOKIE from
+ * GOSTX_IKE_MGR_COOKIE_AT half-open SAs of its source on, or
+ * GOSTX_IKE_MGR_COOKIE_ALL_AT of all) and the bound on open SAs. */
 static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *from,
                           int64_t now) {
-  const size_t open = half_open(k);
+  size_t mine;
+  const size_t open = half_open(k, &from->addr, &mine);
+  const int loaded = mine >= GOSTX_IKE_MGR_COOKIE_AT || open >= GOSTX_IKE_MGR_COOKIE_ALL_AT;
   gostx_ike_addr remote;
   size_t n = 0;
   gostx__ike_mgr_ike_addr(&from->addr, &remote);
-  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, GOSTX_IKE_MGR_COOKIE_AT, k->in, len,
-                                  remote.ip, remote.ip_len, k->out, sizeof k->out, &n);
+  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, (size_t)loaded, 1, k->in, len, remote.ip,
+                                  remote.ip_len, k->out, sizeof k->out, &n);
   char at[56];
   if (rc == 1) {
-    say("COOKIE asked of %s (%zu half-open IKE SAs)", addr_text(&from->addr, at), open);
+    say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu in all)",
+        addr_text(&from->addr, at), mine, open);
     send_to(k, from, n);
     return;
   }
@@ -156,6 +169,7 @@ static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to
     return;
   s->used = 1;
   s->born_ms = now;
+  s->src = from->addr;
   say("IKE_SA_INIT from %s (responder)", addr_text(&from->addr, at));
   if (feed(k, &s->e, len, from, now) || s->e.state == GOSTX_IKE_S_IDLE) drop_slot(s);
 }
@@ -273,7 +287,8 @@ void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
   const gostx__ike_mgr_to from = *from_;
   if (k->recheck) gostx__ike_mgr_recheck(k, now); /* a revoked peer's message goes nowhere */
   /* the peer's address only: a point-to-point tunnel has one peer */
-  if (len < 28 || len > sizeof k->in || !gostx__ike_mgr_same_host(&from.addr, &k->set.peer))
+  if (len < 28 || len > sizeof k->in ||
+      (!k->set.any_source && !gostx__ike_mgr_same_host(&from.addr, &k->set.peer)))
     return;
   memcpy(k->in, msg, len);
   static const uint8_t zero[8];

@@ -10,7 +10,12 @@
 
 enum {
   GOSTX_IKE_MGR_SLOTS = 8,       /* responder IKE SAs at once (half-open ones bounded by it) */
-  GOSTX_IKE_MGR_COOKIE_AT = 2,   /* half-open SAs from which a COOKIE is asked (RFC 7296 2.6) */
+  /* a COOKIE is asked (RFC 7296 2.6) of a source address with this many
+   * half-open SAs, and of every source once this many are half-open in
+   * all: one source's flood costs the others no round trip until the
+   * table itself fills */
+  GOSTX_IKE_MGR_COOKIE_AT = 2,
+  GOSTX_IKE_MGR_COOKIE_ALL_AT = GOSTX_IKE_MGR_SLOTS / 2,
   GOSTX_IKE_MGR_RETRY_MS = 2000, /* an initiator's new try after one that failed */
   GOSTX_IKE_MGR_YIELD_MS = 10000, /* ours given up for the peer's (collision): when to try again */
   GOSTX_IKE_MGR_HALF_OPEN_MS = 30000, /* a responder with no IKE_AUTH in this long is dropped */
@@ -41,6 +46,7 @@ enum {
 struct gostx__ike_slot {
   int used;
   int64_t born_ms;
+  gostx__ike_mgr_addr src; /* where its IKE_SA_INIT came from (half-open per source) */
   gostx_ike_engine e;
 };
 
