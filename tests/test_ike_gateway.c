@@ -4,7 +4,9 @@
  * IKE_SA_INITs from one source gets COOKIEs once two of its SAs are
  * half-open, while a peer at another address is answered at once and
  * establishes with no COOKIE asked of it; once half the table is
- * half-open, every source is asked. */
+ * half-open, every source is asked. A responder's engine lives on the
+ * heap while its slot is taken: an established peer costs at most 16 KiB
+ * (issue 81), and half-open SAs give theirs back when they expire. */
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +109,70 @@ static void to_gateway(gostx__ike_mgr *gw, const uint8_t *msg, size_t len,
   }
 }
 
+/* y's request (its IKE_SA_INIT) into gw from y_at, and the exchanges
+ * pumped between the two until y's queue runs dry; both established on
+ * the same IKE SA checked. The COOKIEs gw asked of y. */
+static unsigned establish(gostx__ike_mgr *gw, gostx__ike_mgr *y, const uint8_t *request,
+                          size_t len, gostx__ike_mgr_addr y_at, int64_t now) {
+  unsigned cookies = 0, answers = 0;
+  to_gateway(gw, request, len, y_at, now, &cookies, &answers, y);
+  for (int round = 0; round < 8; round++) {
+    int sent = 0;
+    static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+    while (gostx__ike_mgr_next(y, &ev)) {
+      if (ev.type != GOSTX_IKE_MGR_SEND) continue;
+      size_t n = ev.len;
+      memcpy(m, ev.data, n);
+      to_gateway(gw, m, n, y_at, now, &cookies, &answers, y);
+      sent = 1;
+    }
+    if (!sent) break;
+  }
+  gostx__ike_mgr_shown sg, sy;
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(y, &sy);
+  CHECK(sg.state == 2 && sy.state == 2 && !memcmp(sg.spi_i, sy.spi_i, 8),
+        "y and the gateway established the same IKE SA (states %d, %d)", sg.state, sy.state);
+  return cookies;
+}
+
+/* The first IKE_SA_INIT y sends when its clock turns. */
+static size_t first_request(gostx__ike_mgr *y, int64_t now, uint8_t *out) {
+  size_t len = 0;
+  gostx__ike_mgr_tick(y, now);
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND && !len) memcpy(out, ev.data, len = ev.len);
+  CHECK(len > 28, "y sends its IKE_SA_INIT");
+  return len;
+}
+
+/* What an established peer costs the gateway beyond its idle manager:
+ * the responder's engine, on the heap (not in the manager's struct), and
+ * its buffers (lib/ike's allocator counts both), at most PEER_BUDGET
+ * (issue 81: 16 KiB per peer); all of it back when the manager goes. */
+enum { PEER_BUDGET = 16 * 1024 };
+static void held_per_peer(int64_t now) {
+  gostx__ike_mgr_settings gs, cs;
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(2, 500);
+  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
+  side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  const size_t before = gostx__ike_heap_bytes();
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&cs, &dp);
+  const size_t idle = gostx__ike_heap_bytes();
+  static uint8_t init[GOSTX_IKE_MGR_MSG_MAX];
+  const size_t len = first_request(y, now, init);
+  establish(gw, y, init, len, y_at, now);
+  gostx__ike_mgr_free(y); /* its engines' buffers counted too: gone first */
+  const size_t held = gostx__ike_heap_bytes() - idle;
+  printf("# an established peer: %zu octets held by the gateway (engine %zu)\n", held,
+         sizeof(gostx_ike_engine));
+  CHECK(held >= sizeof(gostx_ike_engine) && held <= PEER_BUDGET,
+        "an established peer: its engine on the heap, %zu octets held, at most %d", held,
+        PEER_BUDGET);
+  gostx__ike_mgr_free(gw);
+  CHECK(gostx__ike_heap_bytes() == before, "all of it freed with the manager");
+}
+
 int main(void) {
   const int64_t t0 = 1800000000000; /* Unix ms */
   gostx__ike_mgr_settings gs, cs;
@@ -120,12 +186,9 @@ int main(void) {
 
   /* y's IKE_SA_INIT, held back while x floods the gateway with copies of
    * it under new SPIs from x's address */
-  gostx__ike_mgr_tick(y, t0);
   static uint8_t init[GOSTX_IKE_MGR_MSG_MAX];
-  size_t init_len = 0;
-  while (gostx__ike_mgr_next(y, &ev))
-    if (ev.type == GOSTX_IKE_MGR_SEND && !init_len) memcpy(init, ev.data, init_len = ev.len);
-  CHECK(init_len > 28, "y sends its IKE_SA_INIT");
+  const size_t init_len = first_request(y, t0, init);
+  const size_t idle = gostx__ike_heap_bytes();
   unsigned x_cookies = 0, x_kept = 0;
   for (unsigned i = 0; i < 6; i++) {
     static uint8_t copy[GOSTX_IKE_MGR_MSG_MAX];
@@ -136,28 +199,9 @@ int main(void) {
   CHECK(x_kept == 2 && x_cookies == 4,
         "x's flood: 2 SAs kept, then COOKIEs (%u kept, %u COOKIEs)", x_kept, x_cookies);
 
-  /* y, at another address, is answered at once and establishes: its
-   * exchanges pumped between the two until y's queue runs dry */
-  unsigned y_cookies = 0, y_answers = 0;
-  to_gateway(gw, init, init_len, y_at, t0, &y_cookies, &y_answers, y);
-  for (int round = 0; round < 8; round++) {
-    int sent = 0;
-    static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
-    while (gostx__ike_mgr_next(y, &ev)) {
-      if (ev.type != GOSTX_IKE_MGR_SEND) continue;
-      size_t n = ev.len;
-      memcpy(m, ev.data, n);
-      to_gateway(gw, m, n, y_at, t0, &y_cookies, &y_answers, y);
-      sent = 1;
-    }
-    if (!sent) break;
-  }
-  CHECK(y_cookies == 0, "no COOKIE asked of y beside x's flood (%u)", y_cookies);
-  gostx__ike_mgr_shown sg, sy;
-  gostx__ike_mgr_shown_get(gw, &sg);
-  gostx__ike_mgr_shown_get(y, &sy);
-  CHECK(sg.state == 2 && sy.state == 2 && !memcmp(sg.spi_i, sy.spi_i, 8),
-        "y and the gateway established the same IKE SA (states %d, %d)", sg.state, sy.state);
+  /* y, at another address, is answered at once and establishes */
+  CHECK(establish(gw, y, init, init_len, y_at, t0) == 0,
+        "no COOKIE asked of y beside x's flood");
 
   /* the global bound: x's 2 and two more sources' make 4 half-open (half
    * the table); a fifth source is asked for a COOKIE on its first try */
@@ -170,7 +214,19 @@ int main(void) {
     CHECK(z < 22 ? o == 1 && c == 0 : o == 0 && c == 1, "source %u: %s", z,
           z < 22 ? "answered (under half the table half-open)" : "a COOKIE (half the table)");
   }
+  /* the half-open SAs dropped after their 30 s, their engines freed at
+   * the next turn: what is left is y's SA and y's own engine */
+  const size_t busy = gostx__ike_heap_bytes();
+  gostx__ike_mgr_tick(gw, t0 + 31000);
+  gostx__ike_mgr_tick(gw, t0 + 31001);
+  const size_t after = gostx__ike_heap_bytes();
+  while (gostx__ike_mgr_next(gw, &ev)) {
+  }
+  CHECK(after < busy && after <= idle + PEER_BUDGET,
+        "the half-open SAs' engines freed (%zu octets held, %zu before they expired)", after,
+        busy);
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
+  held_per_peer(t0);
   return t_done();
 }
