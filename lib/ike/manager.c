@@ -83,13 +83,6 @@ static void drop_slot(struct gostx__ike_slot *s) {
   s->used = 0;
 }
 
-void gostx__ike_mgr_let_go(gostx__ike_mgr *k, gostx_ike_engine *e) {
-  gostx__ike_engine_clear(e);
-  if (e == &k->init) k->init_on = 0;
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (k->resp[i].e == e) k->resp[i].used = 0;
-}
-
 /* The engines of the slots let go freed (not the installed SA's, nor the
  * one the shutdown still compares with). */
 static void reap(gostx__ike_mgr *k) {

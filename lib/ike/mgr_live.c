@@ -146,6 +146,13 @@ static void next_ike_rekey(gostx__ike_mgr *k, int64_t now) {
   k->ike_rekey_ms = lifetime_end(k->set.ike_rekey_seconds, now);
 }
 
+void gostx__ike_mgr_let_go(gostx__ike_mgr *k, gostx_ike_engine *e) {
+  gostx__ike_engine_clear(e);
+  if (e == &k->init) k->init_on = 0;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
+    if (k->resp[i].e == e) k->resp[i].used = 0;
+}
+
 /* What the data path held of e (k->sa) is dealt with: e forgotten, a new
  * IKE SA of ours due at once (unless one started on a hint goes on). */
 static void forget_sa(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
