@@ -5,6 +5,8 @@
  * KE off the curve, truncated, replayed and misaddressed messages), the
  * COOKIE and INVALID_KE_PAYLOAD retries, retransmission and the response
  * cache. */
+#include <stdlib.h>
+
 #include "ike/engine.h"
 #include "ike/engine_int.h"
 #include "ike_pair.h"
@@ -1410,6 +1412,91 @@ static const gostx_ike_conf *gw_pick(void *ctx, uint8_t type, const uint8_t *id,
   return gostx__ike_id_match(ra_pattern, type, id, len) ? &g->ra : NULL;
 }
 
+/* A DER Name (short lengths only) of the RDNs in spec: "ARC:VALUE" each,
+ * ';' between RDNs, '+' between the AVAs of one; tag the values' string
+ * type. Its length. */
+static size_t dn_der(const char *spec, uint8_t tag, uint8_t *out) {
+  uint8_t body[200];
+  size_t n = 0;
+  for (const char *p = spec; *p;) {
+    uint8_t set[100];
+    size_t m = 0;
+    for (;;) {
+      const int arc = atoi(p);
+      const char *v = strchr(p, ':') + 1, *e = v + strcspn(v, "+;");
+      const size_t vl = (size_t)(e - v);
+      const uint8_t ava[] = {0x30, (uint8_t)(7 + vl), 0x06, 3, 0x55, 0x04, (uint8_t)arc, tag,
+                             (uint8_t)vl};
+      memcpy(set + m, ava, sizeof ava);
+      memcpy(set + m + sizeof ava, v, vl);
+      m += sizeof ava + vl;
+      p = e;
+      if (*p != '+') break;
+      p++;
+    }
+    body[n++] = 0x31;
+    body[n++] = (uint8_t)m;
+    memcpy(body + n, set, m);
+    n += m;
+    if (*p == ';') p++;
+  }
+  out[0] = 0x30;
+  out[1] = (uint8_t)n;
+  memcpy(out + 2, body, n);
+  return n + 2;
+}
+
+/* DN patterns ("CN=*.branch.example.ru", "O=Bank, CN=*.branch...")
+ * against DER Names walked as DER: every AVA of each named type must
+ * match, none missing; the other string types, malformed Names and a
+ * pattern's unknown attribute match nothing. */
+static void dn_patterns(void) {
+  static const struct {
+    const char *pattern, *name;
+    uint8_t tag;
+    int match;
+  } t[] = {
+      {"CN=*.branch.example.ru", "6:RU;10:Bank;3:u1.branch.example.ru", 0x0c, 1},
+      {"CN=*.branch.example.ru", "6:RU;10:Bank;3:u1.branch.example.ru", 0x13, 1},
+      {"cn=*.BRANCH.example.ru", "3:u1.branch.example.ru", 0x16, 1},
+      {"CN=*.branch.example.ru", "3:u1.branch.example.ru", 0x1e /* BMPString */, 0},
+      {"CN=*.branch.example.ru", "6:RU;10:Bank;3:branch.example.ru", 0x0c, 0},
+      {"CN=*.branch.example.ru", "6:RU;10:Bank", 0x0c, 0},
+      {"CN=*.branch.example.ru", "10:u1.branch.example.ru", 0x0c, 0},
+      /* a second CN (or one beside it in the same RDN) must match too */
+      {"CN=*.branch.example.ru", "3:u1.branch.example.ru;3:evil.example.ru", 0x0c, 0},
+      {"CN=*.branch.example.ru", "3:u1.branch.example.ru+3:evil.example.ru", 0x0c, 0},
+      {"CN=*.branch.example.ru", "3:u1.branch.example.ru+11:Sales", 0x0c, 1},
+      {"O=Bank, CN=*.branch.example.ru", "6:RU;10:Bank;3:u1.branch.example.ru", 0x0c, 1},
+      {"O=Bank,CN=*.branch.example.ru", "6:RU;10:Bank;3:u1.branch.example.ru", 0x0c, 1},
+      {"O=Bank, CN=*.branch.example.ru", "6:RU;10:Other;3:u1.branch.example.ru", 0x0c, 0},
+      {"C=RU, O=Big Bank, OU=*", "6:RU;10:Big Bank;11:Ops;3:x", 0x13, 1},
+      {"XX=RU", "6:RU", 0x0c, 0},
+      {"CN=", "3:x", 0x0c, 0},
+      {"=x", "3:x", 0x0c, 0},
+  };
+  uint8_t der[256];
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+    const size_t n = dn_der(t[k].name, t[k].tag, der);
+    CHECK(gostx__ike_id_match(t[k].pattern, GOSTX_IKE_ID_DER_ASN1_DN, der, n) == t[k].match,
+          "DN pattern %s, Name %s (tag 0x%02x): %s", t[k].pattern, t[k].name, t[k].tag,
+          t[k].match ? "a match" : "none");
+  }
+  /* the same Name, whole, as another ID type: none; then cut or with
+   * trailing octets, or an empty RDN, at any length: none */
+  size_t n = dn_der("6:RU;3:u1.branch.example.ru", 0x0c, der);
+  CHECK(!gostx__ike_id_match("CN=*.branch.example.ru", GOSTX_IKE_ID_FQDN, der, n),
+        "a DN pattern against an FQDN ID");
+  int cut = 0;
+  for (size_t l = 1; l < n; l++) cut += gostx__ike_id_match("CN=*", GOSTX_IKE_ID_DER_ASN1_DN, der, l);
+  CHECK(cut == 0, "a Name cut short matches nothing (%d did)", cut);
+  der[n] = 0;
+  CHECK(!gostx__ike_id_match("CN=*", GOSTX_IKE_ID_DER_ASN1_DN, der, n + 1), "trailing octets");
+  static const uint8_t empty_rdn[] = {0x30, 0x02, 0x31, 0x00};
+  CHECK(!gostx__ike_id_match("CN=*", GOSTX_IKE_ID_DER_ASN1_DN, empty_rdn, sizeof empty_rdn),
+        "an empty RDN");
+}
+
 /* gostx__ike_id_match's rules, one case each. */
 static void id_patterns(void) {
   static const struct {
@@ -1440,6 +1527,7 @@ static void id_patterns(void) {
           "pattern %s, ID %s (type %u): %s", t[k].pattern, t[k].id, t[k].type,
           t[k].match ? "a match" : "none");
   CHECK(!gostx__ike_id_match("*", GOSTX_IKE_ID_FQDN, (const uint8_t *)"x", 0), "an empty ID");
+  dn_patterns();
 }
 
 static int gw_assign(void *ctx, uint8_t type, const uint8_t *id, size_t len,

@@ -134,7 +134,7 @@ static int linked(struct side *s, uint32_t spi) {
 static uint32_t unlinked_held(struct side *s) {
   gostx__ike_mgr *k = s->t.ike->mgr;
   gostx_ike_engine *e[GOSTX_IKE_MGR_SLOTS + 2] = {k->sa, k->init_on ? &k->init : NULL};
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) e[i + 2] = k->resp[i].used ? &k->resp[i].e : NULL;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) e[i + 2] = k->resp[i].used ? k->resp[i].e : NULL;
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS + 2; i++) {
     const gostx_ike_child *c[3] = {e[i] ? &e[i]->child : NULL, e[i] ? &e[i]->old : NULL,
                                    e[i] ? &e[i]->twin : NULL};

@@ -479,12 +479,18 @@ enum {
 
 /* A remote-access template's pattern (issue 81) against a peer's ID (its
  * type and data as IKE_AUTH carries them): 1 when it matches, else 0.
- * FQDN and RFC822_ADDR IDs only (a DER_ASN1_DN pattern such as
- * "CN=*.branch.example.ru" is not read yet: 0), printable ASCII without
- * spaces. The pattern is a name compared in either case (RFC 4343), or
- * one led by '*': "*" matches any name, "*.branch.example.ru" (or
- * "*@example.ru") any that ends so after at least one character; a '*'
- * elsewhere matches nothing. (idmatch.c) */
+ * FQDN and RFC822_ADDR IDs: printable ASCII without spaces. The pattern
+ * is a name compared in either case (RFC 4343), or one led by '*': "*"
+ * matches any name, "*.branch.example.ru" (or "*@example.ru") any that
+ * ends so after at least one character; a '*' elsewhere matches nothing.
+ * A pattern with '=' is a DN pattern and matches DER_ASN1_DN IDs only:
+ * "ATTR=VALUE" terms split at ',' (spaces after it skipped; no ',' in a
+ * value), ATTR one of CN, C, L, ST, O, OU in either case, VALUE as a
+ * name above (spaces allowed); the ID is walked as a DER Name, and each
+ * term needs its attribute present and every AVA of that type matching
+ * (a second CN cannot smuggle a match), its value a UTF8String,
+ * PrintableString or IA5String of printable ASCII. Other attributes and
+ * the RDNs' order are not looked at. (idmatch.c) */
 int gostx__ike_id_match(const char *pattern, uint8_t type, const uint8_t *id, size_t len);
 
 /* The AUTH data of method 14 for key: the AlgorithmIdentifier's length

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_int.h"
 #include "mgr_int.h"
 
 /* a log line of k's, k's engine output to the peer (mgr_out.c) */
@@ -78,13 +79,44 @@ static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
 }
 
 static void drop_slot(struct gostx__ike_slot *s) {
-  gostx__ike_engine_clear(&s->e);
+  if (s->e) gostx__ike_engine_clear(s->e);
   s->used = 0;
 }
 
-static size_t half_open(const gostx__ike_mgr *k) {
+/* The engines of the slots let go freed (not the installed SA's, nor the
+ * one the shutdown still compares with). */
+static void reap(gostx__ike_mgr *k) {
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) {
+    struct gostx__ike_slot *s = &k->resp[i];
+    if (s->used || !s->e || s->e == k->sa || s->e == k->bye_sa) continue;
+    gostx__ike_engine_clear(s->e); /* cleared already: its buffers freed, the struct wiped */
+    gostx__ike_free((uint8_t *)s->e, sizeof *s->e);
+    s->e = NULL;
+  }
+}
+
+/* A free slot's engine, made when none is left from before: NULL when out
+ * of memory. */
+static gostx_ike_engine *slot_engine(struct gostx__ike_slot *s) {
+  if (!s->e) { /* through lib/ike's allocator: the tests count what an SA costs */
+    s->e = (gostx_ike_engine *)gostx__ike_alloc(sizeof *s->e);
+    if (s->e) memset(s->e, 0, sizeof *s->e);
+  }
+  return s->e;
+}
+
+/* The responder SAs not installed: in all, and those from src's address
+ * (any port: a NAT's peers share one). */
+static size_t half_open(const gostx__ike_mgr *k, const gostx__ike_mgr_addr *src,
+                        size_t *from_src) {
   size_t n = 0;
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) n += k->resp[i].used && &k->resp[i].e != k->sa;
+  *from_src = 0;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) {
+    const struct gostx__ike_slot *s = &k->resp[i];
+    if (!s->used || s->e == k->sa) continue;
+    n++;
+    *from_src += s->src.ip_len == src->ip_len && !memcmp(s->src.ip, src->ip, src->ip_len);
+  }
   return n;
 }
 
@@ -125,19 +157,23 @@ static int collision(gostx__ike_mgr *k, const gostx__ike_mgr_to *from, int64_t n
 }
 
 /* A new responder IKE SA for the request, past the cookie gate (RFC 7296
- * 2.6: from GOSTX_IKE_MGR_COOKIE_AT half-open SAs on, nothing is kept for a request
- * without a valid COOKIE) and the bound on open SAs. */
+ * 2.6: nothing is kept for a request without a valid COOKIE from
+ * GOSTX_IKE_MGR_COOKIE_AT half-open SAs of its source on, or
+ * GOSTX_IKE_MGR_COOKIE_ALL_AT of all) and the bound on open SAs. */
 static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *from,
                           int64_t now) {
-  const size_t open = half_open(k);
+  size_t mine;
+  const size_t open = half_open(k, &from->addr, &mine);
+  const int loaded = mine >= GOSTX_IKE_MGR_COOKIE_AT || open >= GOSTX_IKE_MGR_COOKIE_ALL_AT;
   gostx_ike_addr remote;
   size_t n = 0;
   gostx__ike_mgr_ike_addr(&from->addr, &remote);
-  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, GOSTX_IKE_MGR_COOKIE_AT, k->in, len,
-                                  remote.ip, remote.ip_len, k->out, sizeof k->out, &n);
+  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, (size_t)loaded, 1, k->in, len, remote.ip,
+                                  remote.ip_len, k->out, sizeof k->out, &n);
   char at[56];
   if (rc == 1) {
-    say("COOKIE asked of %s (%zu half-open IKE SAs)", addr_text(&from->addr, at), open);
+    say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu in all)",
+        addr_text(&from->addr, at), mine, open);
     send_to(k, from, n);
     return;
   }
@@ -152,12 +188,14 @@ static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to
   struct gostx__ike_slot *s = &k->resp[i];
   /* NAT detection hashes where the request came to */
   const gostx_ike_addr *local = from->encap ? &k->data_local : &k->local;
-  if (gostx__ike_engine_init(&s->e, &k->cf_r) || gostx__ike_engine_addrs(&s->e, local, &remote))
+  gostx_ike_engine *e = slot_engine(s);
+  if (!e || gostx__ike_engine_init(e, &k->cf_r) || gostx__ike_engine_addrs(e, local, &remote))
     return;
   s->used = 1;
   s->born_ms = now;
+  s->src = from->addr;
   say("IKE_SA_INIT from %s (responder)", addr_text(&from->addr, at));
-  if (feed(k, &s->e, len, from, now) || s->e.state == GOSTX_IKE_S_IDLE) drop_slot(s);
+  if (feed(k, e, len, from, now) || e->state == GOSTX_IKE_S_IDLE) drop_slot(s);
 }
 
 /* An IKE_SA_INIT request: a retransmission to its responder, or (past
@@ -165,8 +203,8 @@ static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to
 static void init_request(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *from,
                          int64_t now) {
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (k->resp[i].used && !memcmp(k->resp[i].e.spi_i, k->in, 8)) {
-      if (feed(k, &k->resp[i].e, len, from, now)) drop_slot(&k->resp[i]);
+    if (k->resp[i].used && !memcmp(k->resp[i].e->spi_i, k->in, 8)) {
+      if (feed(k, k->resp[i].e, len, from, now)) drop_slot(&k->resp[i]);
       return;
     }
   /* with an SA up: the peer restarted (it replaces ours once established) */
@@ -228,11 +266,11 @@ static void unknown_sa(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *f
  * into itself; its buffers go with it). 0: no slot free. */
 static int free_init(gostx__ike_mgr *k, int64_t now) {
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (!k->resp[i].used) {
-      k->resp[i].e = k->init;
+    if (!k->resp[i].used && slot_engine(&k->resp[i])) {
+      *k->resp[i].e = k->init;
       k->resp[i].used = 1;
       k->resp[i].born_ms = now;
-      k->sa = &k->resp[i].e;
+      k->sa = k->resp[i].e;
       gostx_memzero(&k->init, sizeof k->init); /* moved: its buffers are the slot's */
       k->init_on = 0;
       return 1;
@@ -271,9 +309,11 @@ static int outside_hint(gostx__ike_mgr *k, size_t len, int64_t now) {
 void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
                           const gostx__ike_mgr_to *from_, int64_t now) {
   const gostx__ike_mgr_to from = *from_;
+  reap(k);
   if (k->recheck) gostx__ike_mgr_recheck(k, now); /* a revoked peer's message goes nowhere */
   /* the peer's address only: a point-to-point tunnel has one peer */
-  if (len < 28 || len > sizeof k->in || !gostx__ike_mgr_same_host(&from.addr, &k->set.peer))
+  if (len < 28 || len > sizeof k->in ||
+      (!k->set.any_source && !gostx__ike_mgr_same_host(&from.addr, &k->set.peer)))
     return;
   memcpy(k->in, msg, len);
   static const uint8_t zero[8];
@@ -296,9 +336,9 @@ void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
     return;
   }
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (k->resp[i].used && !memcmp(k->resp[i].e.spi_i, k->in, 8) &&
-        !memcmp(k->resp[i].e.spi_r, k->in + 8, 8)) {
-      if (feed(k, &k->resp[i].e, len, &from, now)) drop_slot(&k->resp[i]);
+    if (k->resp[i].used && !memcmp(k->resp[i].e->spi_i, k->in, 8) &&
+        !memcmp(k->resp[i].e->spi_r, k->in + 8, 8)) {
+      if (feed(k, k->resp[i].e, len, &from, now)) drop_slot(&k->resp[i]);
       return;
     }
   unknown_sa(k, len, &from, now);
@@ -344,7 +384,7 @@ void gostx__ike_mgr_esp_unknown(gostx__ike_mgr *k, uint32_t spi, int64_t now) {
 
 static void expire(gostx__ike_mgr *k, int64_t now) {
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (k->resp[i].used && &k->resp[i].e != k->sa &&
+    if (k->resp[i].used && k->resp[i].e != k->sa &&
         now - k->resp[i].born_ms > GOSTX_IKE_MGR_HALF_OPEN_MS) {
       say("half-open IKE SA from %s dropped after %d s", k->set.peer_text,
           GOSTX_IKE_MGR_HALF_OPEN_MS / 1000);
@@ -426,13 +466,18 @@ gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx
 void gostx__ike_mgr_free(gostx__ike_mgr *k) {
   if (!k) return;
   gostx__ike_engine_clear(&k->init);
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) gostx__ike_engine_clear(&k->resp[i].e);
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
+    if (k->resp[i].e) {
+      gostx__ike_engine_clear(k->resp[i].e);
+      gostx__ike_free((uint8_t *)k->resp[i].e, sizeof *k->resp[i].e);
+    }
   gostx__ike_mgr_unpark_all(k); /* never linked */
   gostx_memzero(k, sizeof *k);  /* the cookie secret */
   free(k);
 }
 
 void gostx__ike_mgr_tick(gostx__ike_mgr *k, int64_t now) {
+  reap(k);
   if (k->recheck) gostx__ike_mgr_recheck(k, now);
   initiator_tick(k, now);
   gostx__ike_mgr_live_tick(k, now);

@@ -83,6 +83,10 @@ typedef struct gostx__ike_mgr_settings {
   gostx__ike_mgr_addr local, data_local, peer;
   int on_data_port;
   int initiate; /* this side starts the exchange (both may) */
+  /* IKE datagrams from any address taken, not only the peer's (a
+   * gateway's first step, issue 81: its cookie gate counts half-open SAs
+   * per source); the installed SA and its ESP still go to `peer` */
+  int any_source;
   int encap;    /* IKE on the data port from IKE_AUTH on, NAT or not */
   /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
    * liveness check's interval, the keepalives' behind a NAT; 0: never */

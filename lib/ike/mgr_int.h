@@ -10,7 +10,12 @@
 
 enum {
   GOSTX_IKE_MGR_SLOTS = 8,       /* responder IKE SAs at once (half-open ones bounded by it) */
-  GOSTX_IKE_MGR_COOKIE_AT = 2,   /* half-open SAs from which a COOKIE is asked (RFC 7296 2.6) */
+  /* a COOKIE is asked (RFC 7296 2.6) of a source address with this many
+   * half-open SAs, and of every source once this many are half-open in
+   * all: one source's flood costs the others no round trip until the
+   * table itself fills */
+  GOSTX_IKE_MGR_COOKIE_AT = 2,
+  GOSTX_IKE_MGR_COOKIE_ALL_AT = GOSTX_IKE_MGR_SLOTS / 2,
   GOSTX_IKE_MGR_RETRY_MS = 2000, /* an initiator's new try after one that failed */
   GOSTX_IKE_MGR_YIELD_MS = 10000, /* ours given up for the peer's (collision): when to try again */
   GOSTX_IKE_MGR_HALF_OPEN_MS = 30000, /* a responder with no IKE_AUTH in this long is dropped */
@@ -38,10 +43,15 @@ enum {
   GOSTX_IKE_MGR_QUEUE_BYTES = 5 * GOSTX_IKE_MGR_MSG_MAX
 };
 
+/* A responder's slot: its engine on the heap, made when the slot is
+ * taken and freed at the next input or tick after it is let go (the
+ * calls that let it go may still read the cleared engine), so an idle
+ * manager holds no engine but its own initiator's. */
 struct gostx__ike_slot {
   int used;
   int64_t born_ms;
-  gostx_ike_engine e;
+  gostx__ike_mgr_addr src; /* where its IKE_SA_INIT came from (half-open per source) */
+  gostx_ike_engine *e;     /* NULL until taken */
 };
 
 struct gostx__ike_mgr {
@@ -136,6 +146,8 @@ void gostx__ike_mgr_keepalive_tick(gostx__ike_mgr *k, int64_t now);
 void gostx__ike_mgr_refused(gostx__ike_mgr *k, const gostx_ike_engine *e);
 /* The parked outbound SAs freed (never switched to). */
 void gostx__ike_mgr_unpark_all(gostx__ike_mgr *k);
+/* e, done with: cleared; k->init, or its responder slot, let go. */
+void gostx__ike_mgr_let_go(gostx__ike_mgr *k, gostx_ike_engine *e);
 /* k->recheck: every established IKE SA's peer looked up again in the
  * CRLs; one revoked, or without a status under REQUIRE, deleted. */
 void gostx__ike_mgr_recheck(gostx__ike_mgr *k, int64_t now);

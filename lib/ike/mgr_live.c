@@ -146,6 +146,13 @@ static void next_ike_rekey(gostx__ike_mgr *k, int64_t now) {
   k->ike_rekey_ms = lifetime_end(k->set.ike_rekey_seconds, now);
 }
 
+void gostx__ike_mgr_let_go(gostx__ike_mgr *k, gostx_ike_engine *e) {
+  gostx__ike_engine_clear(e);
+  if (e == &k->init) k->init_on = 0;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
+    if (k->resp[i].e == e) k->resp[i].used = 0;
+}
+
 /* What the data path held of e (k->sa) is dealt with: e forgotten, a new
  * IKE SA of ours due at once (unless one started on a hint goes on). */
 static void forget_sa(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
@@ -153,11 +160,8 @@ static void forget_sa(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
   k->sa = NULL;
   k->rekey_ms = k->ike_rekey_ms = 0;
   k->asked = 0;
-  gostx__ike_engine_clear(e);
-  if (e == &k->init) k->init_on = 0;
+  gostx__ike_mgr_let_go(k, e);
   if (!k->init_on) k->init_next_ms = now; /* else ours, started on a hint, goes on */
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (&k->resp[i].e == e) k->resp[i].used = 0;
   show(k, 0, NULL, now);
 }
 
@@ -358,10 +362,7 @@ static int replace_sa(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
     k->switch_spi = e->child.spi_out;
     k->switch_by_ms = now + GOSTX_IKE_MGR_SWITCH_MS;
   }
-  gostx__ike_engine_clear(old);
-  if (old == &k->init) k->init_on = 0;
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (&k->resp[i].e == old) k->resp[i].used = 0;
+  gostx__ike_mgr_let_go(k, old);
   return 0;
 }
 
@@ -562,10 +563,7 @@ static void recheck_one(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, con
     return;
   }
   say("IKE SA with %s (no Child SA installed) dropped: %s (%s)", k->set.peer_id_text, why, when);
-  gostx__ike_engine_clear(e);
-  if (e == &k->init) k->init_on = 0;
-  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (&k->resp[i].e == e) k->resp[i].used = 0;
+  gostx__ike_mgr_let_go(k, e);
 }
 
 void gostx__ike_mgr_recheck(gostx__ike_mgr *k, int64_t now) {
@@ -579,7 +577,7 @@ void gostx__ike_mgr_recheck(gostx__ike_mgr *k, int64_t now) {
   if (k->init_on && &k->init != installed && k->init.state == GOSTX_IKE_S_ESTABLISHED)
     recheck_one(k, &k->init, now, when);
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
-    if (k->resp[i].used && &k->resp[i].e != installed &&
-        k->resp[i].e.state == GOSTX_IKE_S_ESTABLISHED)
-      recheck_one(k, &k->resp[i].e, now, when);
+    if (k->resp[i].used && k->resp[i].e != installed &&
+        k->resp[i].e->state == GOSTX_IKE_S_ESTABLISHED)
+      recheck_one(k, k->resp[i].e, now, when);
 }

@@ -8,7 +8,9 @@
  * payload's type is byte 1; byte 0 = 2, IKE fragment messages (RFC 7383),
  * each after its 2-octet length, offered to one reassembly set (Message
  * ID 1) under A.2.1's SK_ei (Magma-MGM-KTREE), and when it completes, the
- * whole inside read as a chain. A whole message also meets the readers
+ * whole inside read as a chain; byte 0 = 3, a peer's DER_ASN1_DN ID
+ * against DN patterns (lib/ike/idmatch.c's walk of the DER Name, 0 or 1
+ * back). A whole message also meets the readers
  * outside an IKE SA (lib/ike/outside.c): the INVALID_IKE_SPI answer and
  * the hint reader.
  *
@@ -249,6 +251,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 2) return 0;
   if (data[0] == 2) {
     fragments(data + 1, size - 1);
+    return 0;
+  }
+  if (data[0] == 3) { /* a DER_ASN1_DN ID walked against DN patterns (idmatch.c) */
+    static const char *const dn[] = {"CN=*", "CN=*.branch.example.ru", "O=Bank, CN=*",
+                                     "C=RU,OU=*,L=x"};
+    for (size_t i = 0; i < sizeof dn / sizeof dn[0]; i++) {
+      const int m = gostx__ike_id_match(dn[i], GOSTX_IKE_ID_DER_ASN1_DN, data + 1, size - 1);
+      ASSERT(m == 0 || m == 1);
+    }
     return 0;
   }
   const uint8_t *in = data + 1;

@@ -1,0 +1,232 @@
+/* The IKE manager (lib/ike/manager.c) as a gateway sees it: managers hand
+ * each other their datagrams in-process, no sockets. The cookie gate
+ * (RFC 7296 2.6) counts half-open SAs per source address: a flood of
+ * IKE_SA_INITs from one source gets COOKIEs once two of its SAs are
+ * half-open, while a peer at another address is answered at once and
+ * establishes with no COOKIE asked of it; once half the table is
+ * half-open, every source is asked. A responder's engine lives on the
+ * heap while its slot is taken: an established peer costs at most 16 KiB
+ * (issue 81), and half-open SAs give theirs back when they expire. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ike/engine.h"
+#include "ike/manager.h"
+#include "testutil.h"
+
+static const uint16_t encr[] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE};
+static const char psk[] = "a PSK for the gateway test, 40 bytes lon";
+
+/* The data path: the Child SA's keys are not used here, only its
+ * presence (switch_out's SA is a token, nothing seals). */
+static int dp_token;
+static void *dp_add(void *ctx, const gostx__ike_mgr_child *c) {
+  (void)ctx, (void)c;
+  return &dp_token;
+}
+static int dp_switch(void *ctx, void *out, const gostx__ike_mgr_child *c) {
+  (void)ctx, (void)out, (void)c;
+  return 0;
+}
+static void dp_free(void *ctx, void *out) { (void)ctx, (void)out; }
+static void dp_retire(void *ctx, uint32_t spi) { (void)ctx, (void)spi; }
+static void dp_stop(void *ctx) { (void)ctx; }
+static int dp_accepted(void *ctx, uint32_t spi, uint64_t *n) {
+  (void)ctx, (void)spi;
+  *n = 0;
+  return -1;
+}
+static void dp_usage(void *ctx, uint32_t in, uint32_t out, gostx__ike_mgr_usage *u) {
+  (void)ctx, (void)in, (void)out;
+  memset(u, 0, sizeof *u);
+}
+static void dp_peer(void *ctx, const gostx__ike_mgr_addr *to) { (void)ctx, (void)to; }
+static uint64_t dp_sent(void *ctx) {
+  (void)ctx;
+  return 0;
+}
+static const gostx__ike_mgr_dp dp = {NULL,      dp_add,   dp_switch, dp_free, dp_retire,
+                                     dp_stop,   dp_accepted, dp_usage, dp_peer, dp_sent};
+
+static gostx__ike_mgr_addr ip4(uint8_t last, uint16_t port) {
+  gostx__ike_mgr_addr a = {{10, 0, 0, last}, 4, port};
+  return a;
+}
+
+static void side(gostx__ike_mgr_settings *s, const char *id, const char *peer_id,
+                 gostx__ike_mgr_addr me, gostx__ike_mgr_addr peer, int initiate) {
+  memset(s, 0, sizeof *s);
+  s->encr = encr;
+  s->n_encr = 1;
+  s->group = 33;
+  s->auth = GOSTX_IKE_MGR_AUTH_PSK;
+  s->psk = (const uint8_t *)psk;
+  s->psk_len = sizeof psk - 1;
+  s->id_type = s->peer_id_type = GOSTX_IKE_ID_FQDN;
+  s->id = (const uint8_t *)id;
+  s->id_len = strlen(id);
+  s->peer_id = (const uint8_t *)peer_id;
+  s->peer_id_len = strlen(peer_id);
+  s->peer_id_text = peer_id;
+  s->peer_text = peer_id;
+  s->local = s->data_local = me;
+  s->peer = peer;
+  s->initiate = initiate;
+}
+
+static gostx__ike_mgr_event ev;
+
+/* What a SEND is: 1 a COOKIE asked (N(COOKIE) first, RFC 7296 2.6), 0
+ * anything else. */
+static int is_cookie(const uint8_t *m, size_t n) {
+  return n >= 36 && m[16] == GOSTX_IKE_PT_NOTIFY && m[34] == (GOSTX_IKE_N_COOKIE >> 8) &&
+         m[35] == (GOSTX_IKE_N_COOKIE & 0xff);
+}
+
+/* The gateway's answers to one datagram from `from`: counted as COOKIEs
+ * and others; the others go to peer (NULL: dropped). */
+static void to_gateway(gostx__ike_mgr *gw, const uint8_t *msg, size_t len,
+                       gostx__ike_mgr_addr from, int64_t now, unsigned *cookies, unsigned *other,
+                       gostx__ike_mgr *peer) {
+  gostx__ike_mgr_to f = {from, 0};
+  gostx__ike_mgr_input(gw, msg, len, &f, now);
+  static uint8_t keep[GOSTX_IKE_MGR_MSG_MAX];
+  while (gostx__ike_mgr_next(gw, &ev)) {
+    if (ev.type != GOSTX_IKE_MGR_SEND) continue;
+    CHECK(ev.to.addr.ip_len == from.ip_len && !memcmp(ev.to.addr.ip, from.ip, from.ip_len),
+          "the gateway answers where the request came from");
+    if (is_cookie(ev.data, ev.len)) {
+      ++*cookies;
+    } else {
+      ++*other;
+      if (peer) {
+        size_t n = ev.len;
+        memcpy(keep, ev.data, n);
+        gostx__ike_mgr_to back = {ip4(1, 500), 0};
+        gostx__ike_mgr_input(peer, keep, n, &back, now);
+      }
+    }
+  }
+}
+
+/* y's request (its IKE_SA_INIT) into gw from y_at, and the exchanges
+ * pumped between the two until y's queue runs dry; both established on
+ * the same IKE SA checked. The COOKIEs gw asked of y. */
+static unsigned establish(gostx__ike_mgr *gw, gostx__ike_mgr *y, const uint8_t *request,
+                          size_t len, gostx__ike_mgr_addr y_at, int64_t now) {
+  unsigned cookies = 0, answers = 0;
+  to_gateway(gw, request, len, y_at, now, &cookies, &answers, y);
+  for (int round = 0; round < 8; round++) {
+    int sent = 0;
+    static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+    while (gostx__ike_mgr_next(y, &ev)) {
+      if (ev.type != GOSTX_IKE_MGR_SEND) continue;
+      size_t n = ev.len;
+      memcpy(m, ev.data, n);
+      to_gateway(gw, m, n, y_at, now, &cookies, &answers, y);
+      sent = 1;
+    }
+    if (!sent) break;
+  }
+  gostx__ike_mgr_shown sg, sy;
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(y, &sy);
+  CHECK(sg.state == 2 && sy.state == 2 && !memcmp(sg.spi_i, sy.spi_i, 8),
+        "y and the gateway established the same IKE SA (states %d, %d)", sg.state, sy.state);
+  return cookies;
+}
+
+/* The first IKE_SA_INIT y sends when its clock turns. */
+static size_t first_request(gostx__ike_mgr *y, int64_t now, uint8_t *out) {
+  size_t len = 0;
+  gostx__ike_mgr_tick(y, now);
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND && !len) memcpy(out, ev.data, len = ev.len);
+  CHECK(len > 28, "y sends its IKE_SA_INIT");
+  return len;
+}
+
+/* What an established peer costs the gateway beyond its idle manager:
+ * the responder's engine, on the heap (not in the manager's struct), and
+ * its buffers (lib/ike's allocator counts both), at most PEER_BUDGET
+ * (issue 81: 16 KiB per peer); all of it back when the manager goes. */
+enum { PEER_BUDGET = 16 * 1024 };
+static void held_per_peer(int64_t now) {
+  gostx__ike_mgr_settings gs, cs;
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(2, 500);
+  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
+  side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  const size_t before = gostx__ike_heap_bytes();
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&cs, &dp);
+  const size_t idle = gostx__ike_heap_bytes();
+  static uint8_t init[GOSTX_IKE_MGR_MSG_MAX];
+  const size_t len = first_request(y, now, init);
+  establish(gw, y, init, len, y_at, now);
+  gostx__ike_mgr_free(y); /* its engines' buffers counted too: gone first */
+  const size_t held = gostx__ike_heap_bytes() - idle;
+  printf("# an established peer: %zu octets held by the gateway (engine %zu)\n", held,
+         sizeof(gostx_ike_engine));
+  CHECK(held >= sizeof(gostx_ike_engine) && held <= PEER_BUDGET,
+        "an established peer: its engine on the heap, %zu octets held, at most %d", held,
+        PEER_BUDGET);
+  gostx__ike_mgr_free(gw);
+  CHECK(gostx__ike_heap_bytes() == before, "all of it freed with the manager");
+}
+
+int main(void) {
+  const int64_t t0 = 1800000000000; /* Unix ms */
+  gostx__ike_mgr_settings gs, cs;
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(2, 500), x_at = ip4(9, 500);
+  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
+  gs.any_source = 1;
+  side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&cs, &dp);
+  CHECK(gw && y, "two managers");
+  if (!gw || !y) return t_done();
+
+  /* y's IKE_SA_INIT, held back while x floods the gateway with copies of
+   * it under new SPIs from x's address */
+  static uint8_t init[GOSTX_IKE_MGR_MSG_MAX];
+  const size_t init_len = first_request(y, t0, init);
+  const size_t idle = gostx__ike_heap_bytes();
+  unsigned x_cookies = 0, x_kept = 0;
+  for (unsigned i = 0; i < 6; i++) {
+    static uint8_t copy[GOSTX_IKE_MGR_MSG_MAX];
+    memcpy(copy, init, init_len);
+    copy[0] ^= (uint8_t)(0x80 | (i + 1)); /* a new SPIi: a new SA, not a resend */
+    to_gateway(gw, copy, init_len, x_at, t0, &x_cookies, &x_kept, NULL);
+  }
+  CHECK(x_kept == 2 && x_cookies == 4,
+        "x's flood: 2 SAs kept, then COOKIEs (%u kept, %u COOKIEs)", x_kept, x_cookies);
+
+  /* y, at another address, is answered at once and establishes */
+  CHECK(establish(gw, y, init, init_len, y_at, t0) == 0,
+        "no COOKIE asked of y beside x's flood");
+
+  /* the global bound: x's 2 and two more sources' make 4 half-open (half
+   * the table); a fifth source is asked for a COOKIE on its first try */
+  for (uint8_t z = 20; z < 23; z++) {
+    static uint8_t copy[GOSTX_IKE_MGR_MSG_MAX];
+    memcpy(copy, init, init_len);
+    copy[1] ^= z; /* a new SPIi */
+    unsigned c = 0, o = 0;
+    to_gateway(gw, copy, init_len, ip4(z, 500), t0, &c, &o, NULL);
+    CHECK(z < 22 ? o == 1 && c == 0 : o == 0 && c == 1, "source %u: %s", z,
+          z < 22 ? "answered (under half the table half-open)" : "a COOKIE (half the table)");
+  }
+  /* the half-open SAs dropped after their 30 s, their engines freed at
+   * the next turn: what is left is y's SA and y's own engine */
+  const size_t busy = gostx__ike_heap_bytes();
+  gostx__ike_mgr_tick(gw, t0 + 31000);
+  gostx__ike_mgr_tick(gw, t0 + 31001);
+  const size_t after = gostx__ike_heap_bytes();
+  while (gostx__ike_mgr_next(gw, &ev)) {
+  }
+  CHECK(after < busy && after <= idle + PEER_BUDGET,
+        "the half-open SAs' engines freed (%zu octets held, %zu before they expired)", after,
+        busy);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
+  held_per_peer(t0);
+  return t_done();
+}
