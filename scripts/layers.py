@@ -121,9 +121,6 @@ KNOWN = {
     # CAdES service and one HTTP parser); each rewrite removes its line
     "cycle: cli/ts/cmd_ts.c cli/ts/ts_reply.c cli/ts/ts_serve.c":
         "ts_reply.c prints through cmd_ts.c's ts_print_reply",
-    # python/gostx: the CAdES helpers, held together by deferred imports
-    "cycle: python/gostx/_cades.py python/gostx/_cades_verify.py python/gostx/cms.py":
-        "cms.enhance is _cades's; _cades and _cades_verify use cms's helpers",
 }
 
 # cli/ reaches lib/ through the public headers (include/gostx/) only, but

@@ -15,12 +15,7 @@
 
 static char err[256];
 
-typedef struct key {
-  gostx_gost3410_curve curve;
-  uint8_t priv[64], pub[128], spki[GOSTX_GOST3410_DER_MAX];
-  size_t spki_len;
-  gostx_gost3410_key xk;
-} key;
+typedef t_sign_key key;
 
 typedef struct ident {
   key k;
@@ -30,16 +25,6 @@ typedef struct ident {
   gostx_x509_cert cert;
 } ident;
 
-static void make_key(gostx_gost3410_curve curve, key *k) {
-  size_t len = gostx_gost3410_size(curve);
-  k->curve = curve;
-  CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
-  CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
-  CHECK_RC(gostx_gost3410_key_write(&k->xk, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
-                                    k->spki, sizeof k->spki, &k->spki_len),
-           0, "spki");
-}
-
 #define T0 1800000000 /* 2027-01-15: the certificates' start */
 #define DAY 86400
 
@@ -48,7 +33,7 @@ static void make_key(gostx_gost3410_curve curve, key *k) {
 static void issue(ident *who, const char *subj, ident *issuer, int ca, uint8_t serial,
                   gostx_gost3410_curve curve, const char *const *lines) {
   gostx_x509_exts e;
-  make_key(curve, &who->k);
+  t_make_sign_key(curve, &who->k);
   CHECK_RC(gostx_x509_name_parse(subj, &who->name, err, sizeof err), 0, subj);
   gostx_x509_exts_init(&e);
   if (ca) {
@@ -437,7 +422,7 @@ int main(void) {
     gostx_x509_exts e;
     static const uint8_t crldp_oid[] = {0x55, 0x1d, 0x1f};
     static const uint8_t crldp[] = "\x30\x1b\x30\x19\xa0\x17\xa0\x15\x86\x13\x68\x74\x74\x70\x3a\x2f\x2f\x61\x2e\x65\x78\x61\x6d\x70\x6c\x65\x2f\x63\x31";
-    make_key(GOSTX_GOST3410_256_A, &leaf_dp.k);
+    t_make_sign_key(GOSTX_GOST3410_256_A, &leaf_dp.k);
     CHECK_RC(gostx_x509_name_parse("/CN=leaf dp", &leaf_dp.name, err, sizeof err), 0, "name");
     gostx_x509_exts_init(&e);
     CHECK_RC(gostx_x509_exts_add_der(&e, crldp_oid, 3, 0, crldp, sizeof crldp - 1), 0, "crldp");

@@ -14,11 +14,7 @@
 static char err[256];
 static const int64_t now = 1800000000; /* 2027 */
 
-typedef struct key {
-  uint8_t priv[64], pub[128], spki[GOSTX_GOST3410_DER_MAX];
-  size_t spki_len;
-  gostx_gost3410_key xk;
-} key;
+typedef t_sign_key key;
 
 typedef struct cert {
   key k;
@@ -27,22 +23,13 @@ typedef struct cert {
   gostx_x509_cert c;
 } cert;
 
-static void make_key(gostx_gost3410_curve curve, key *k) {
-  size_t len = gostx_gost3410_size(curve);
-  CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
-  CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
-  CHECK_RC(gostx_gost3410_key_write(&k->xk, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
-                                    k->spki, sizeof k->spki, &k->spki_len),
-           0, "spki");
-}
-
 /* subject's certificate with exts (one openssl line each, NULL-ended),
  * issued by issuer (NULL: self-signed), valid nb..na. */
 static void make_cert(cert *out, const char *subj, cert *issuer, uint8_t serial,
                       const char *const *exts, int64_t nb, int64_t na) {
   gostx_x509_name name;
   gostx_x509_exts e;
-  make_key(issuer ? GOSTX_GOST3410_256_A : GOSTX_GOST3410_512_A, &out->k);
+  t_make_sign_key(issuer ? GOSTX_GOST3410_256_A : GOSTX_GOST3410_512_A, &out->k);
   CHECK_RC(gostx_x509_name_parse(subj, &name, err, sizeof err), 0, "name");
   gostx_x509_exts_init(&e);
   for (size_t i = 0; exts && exts[i]; i++)

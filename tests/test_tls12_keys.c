@@ -648,18 +648,15 @@ static void test_handshake(const json *h) {
 
   /* Finished: the client's over the HASH(HM) before it, the server's too. */
   uint8_t vd[32], fin[64];
-  get(h, "client", "HASH(HM)", 1, hm, 32);
-  CHECK_RC(gostx__tls12_finished(s, ms, 0, hm, vd), GOSTX_OK, "client Finished");
-  if (get(h, "client", "Finished message", 0, fin, 4 + s->verify_len))
-    CHECK_BYTES(fin + 4, vd, s->verify_len, "client verify_data");
-  if (value(h, "client", "client_verify_data", 0))
-    expect(h, "client", "client_verify_data", 0, vd, s->verify_len);
-  get(h, "server", "HASH(HM)", 1, hm, 32);
-  CHECK_RC(gostx__tls12_finished(s, ms, 1, hm, vd), GOSTX_OK, "server Finished");
-  if (get(h, "server", "Finished message", 0, fin, 4 + s->verify_len))
-    CHECK_BYTES(fin + 4, vd, s->verify_len, "server verify_data");
-  if (value(h, "server", "server_verify_data", 0))
-    expect(h, "server", "server_verify_data", 0, vd, s->verify_len);
+  for (int server = 0; server <= 1; server++) {
+    const char *side = server ? "server" : "client";
+    const char *named = server ? "server_verify_data" : "client_verify_data";
+    get(h, side, "HASH(HM)", 1, hm, 32);
+    CHECK_RC(gostx__tls12_finished(s, ms, server, hm, vd), GOSTX_OK, server ? "server Finished" : "client Finished");
+    if (get(h, side, "Finished message", 0, fin, 4 + s->verify_len))
+      CHECK_BYTES(fin + 4, vd, s->verify_len, server ? "server verify_data" : "client verify_data");
+    if (value(h, side, named, 0)) expect(h, side, named, 0, vd, s->verify_len);
+  }
 
   check_side_records(h, "client", s, &k);
   check_side_records(h, "server", s, &k);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "key_compat.h"
 
 static char err[256];
 
@@ -93,21 +92,7 @@ static void extensions(void) {
   }
 }
 
-typedef struct key {
-  gostx_gost3410_curve curve;
-  uint8_t priv[64], pub[128], spki[GOSTX_GOST3410_DER_MAX];
-  size_t spki_len;
-  gostx_gost3410_key xk;
-} key;
-
-static void make_key(gostx_gost3410_curve curve, key *k) {
-  size_t len = gostx_gost3410_size(curve);
-  k->curve = curve;
-  CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
-  CHECK_RC(tk_pub_to_der(curve, k->pub, 2 * len, k->spki, sizeof k->spki, &k->spki_len),
-           0, "spki");
-  CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
-}
+typedef t_sign_key key;
 
 static uint8_t ca_der[4096], leaf_der[4096];
 static size_t ca_len, leaf_len;
@@ -119,8 +104,8 @@ static void certificates(void) {
   gostx_x509_cert ca, leaf;
   uint8_t ca_id[64], id[20];
   size_t ca_id_len;
-  make_key(GOSTX_GOST3410_512_A, &ca_key);
-  make_key(GOSTX_GOST3410_256_A, &leaf_key);
+  t_make_sign_key(GOSTX_GOST3410_512_A, &ca_key);
+  t_make_sign_key(GOSTX_GOST3410_256_A, &leaf_key);
   CHECK_RC(gostx_x509_name_parse("/CN=Root/O=T", &ca_name, err, sizeof err), 0, "CA name");
   CHECK_RC(gostx_x509_name_parse("/CN=localhost", &leaf_name, err, sizeof err), 0, "leaf name");
   gostx_x509_exts_init(&ca_ext);

@@ -307,9 +307,9 @@ typedef struct gostx_cades_verdict {
  * read by lib/x509 (BAD_CRL, BAD_OCSP), each CRL and OCSP reference met by
  * one (its hash; an OCSP reference without a hash by responder and
  * producedAt), each CAdES-C-time-stamp over gostx_cades_ts_data's bytes
- * and not older than the signature-time-stamp. Tokens are checked as
- * gostx_cms_ts_verify does (params: the TSAs' trust anchors), a
- * CAdES-C-time-stamp's chain at params->now, a signature-time-stamp's at
+ * and not older than the signature-time-stamp. Tokens are checked by
+ * gostx_tsa_verify with the stamped bytes' digests (params: the TSAs'
+ * trust anchors), a CAdES-C-time-stamp's chain at params->now, a signature-time-stamp's at
  * the earliest CAdES-C-time-stamp's genTime when there is one (that token
  * proves it existed then: its TSA certificate may expire after), else at
  * params->now. Then each token's own validation data, as gostx_cades_tsa_values checks
@@ -373,7 +373,7 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_verify_with(const gostx_cms_signed *s
  * signature-time-stamp's TSA's own data put in its token (RFC 5126 Annex
  * B.2: its path judged at params->now); a CAdES-C-time-stamp, its TSA's
  * data likewise (X Long Type 1). A layer already there is kept. Each
- * TSA reply is checked (gostx_cms_ts_verify at params->now) before it is
+ * TSA reply is checked (gostx_tsa_verify at params->now) before it is
  * embedded; the result is judged once, by gostx_cades_verify, before it
  * is handed to put. No sockets, files or clocks: every byte from outside
  * comes through the callbacks, every time from params->now. */

@@ -9,7 +9,8 @@
  * value's digests as the data), then the token added as a
  * signature-time-stamp (gostx_cades_add_timestamp, GOSTX_CADES_TS_SIGNATURE,
  * gostx/cades.h). What is left here: a signer's tokens found again
- * (gostx_cms_ts_tokens), and the 0.x names of those steps.
+ * (gostx_cms_ts_tokens); the 0.x names of those steps were removed in
+ * 0.5.0 (docs/API_CHANGES.md).
  *
  * Nothing here allocates. */
 #ifndef GOSTX_CMS_TS_H
@@ -28,31 +29,6 @@ extern "C" {
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_ts_tokens(const gostx_cms_signer_info *si,
                                                     const uint8_t **tokens, size_t *lens,
                                                     size_t cap, size_t *n);
-
-/* ---- 0.x names, each one call to the API above ---- */
-
-/* Kept for 0.x compatibility; use gostx_tsa_query_write with the
- * Streebog-digest_len hash of sig[sig_len] and cert_req 1 (no nonce, no
- * policy): the same bytes. digest_len 32 or 64, else GOSTX_EINVAL. */
-GOSTX_API GOSTX_MUST_CHECK int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len,
-                                                     size_t digest_len, uint8_t *out, size_t cap,
-                                                     size_t *out_len);
-
-/* Kept for 0.x compatibility; use gostx_tsa_verify with e.hash the
- * finished Streebog-256 and -512 digests of sig[sig_len] (no nonce, no
- * policy): the same checks and verdict. */
-GOSTX_API GOSTX_MUST_CHECK int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig,
-                                                    size_t sig_len,
-                                                    const gostx_cms_verify_params *params,
-                                                    gostx_cms_ts_verdict *v);
-
-/* Kept for 0.x compatibility; use gostx_cades_add_timestamp(sd, signer,
- * GOSTX_CADES_TS_SIGNATURE, token, ...): the same bytes. GOSTX_EFORMAT
- * when token is no TimeStampToken (or TimeStampResp, whose token is
- * taken); GOSTX_EINVAL (no such signer). */
-GOSTX_API GOSTX_MUST_CHECK int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer,
-                                                   const uint8_t *token, size_t token_len,
-                                                   uint8_t *out, size_t cap, size_t *out_len);
 
 #ifdef __cplusplus
 }

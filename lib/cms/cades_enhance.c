@@ -126,8 +126,6 @@ typedef struct make_ctx {
 
 static int embed(const enh *e, const void *c, uint8_t *out, size_t cap, size_t *len, gostx_cades_status *st) {
   const make_ctx *s = c;
-  if (s->at.kind == GOSTX_CADES_TS_SIGNATURE)
-    return gostx_cms_ts_embed(&e->sd, e->o->signer, s->token, s->token_len, out, cap, len);
   return gostx_cades_add_timestamp(&e->sd, e->o->signer, s->at.kind, s->token, s->token_len, out, cap, len, st);
 }
 
@@ -138,9 +136,13 @@ static int stamp(enh *e, int kind, const uint8_t *data, size_t len) {
   const uint8_t *reply = NULL;
   gostx_cms_ts_status tst;
   gostx_cades_report n;
+  uint8_t h[64];
+  gostx_cms_hash hs;
   size_t dl = e->sd.signers[e->o->signer].digest_len == 64 ? 64 : 32;
   at_token(e->r, kind, 0);
-  if (gostx_cms_ts_request(data, len, dl, q, sizeof q, &qn)) return fail(e, GOSTX_CADES_R_BUILD, GOSTX_ELEN);
+  gostx_streebog(dl, data, len, h);
+  gostx_tsa_query_params qp = {dl, h, NULL, NULL, 0, 1}; /* certReq, no nonce or policy */
+  if (gostx_tsa_query_write(&qp, q, sizeof q, &qn)) return fail(e, GOSTX_CADES_R_BUILD, GOSTX_ELEN);
   int rc = e->f->tsa(e->f->ctx, kind, q, qn, &reply, &reply_len);
   if (rc == GOSTX_CADES_LATER) return e->r->what = GOSTX_CADES_R_PENDING, PENDING;
   if (rc || (rc = reply ? 0 : GOSTX_EINVAL)) return fetched(e, GOSTX_CADES_FETCH_TSA, rc);
@@ -148,7 +150,8 @@ static int stamp(enh *e, int kind, const uint8_t *data, size_t len) {
     e->r->v.ts.status = tst, e->r->pki_status = e->t.pki_status;
     return fail(e, GOSTX_CADES_R_STAMP, GOSTX_EAUTH);
   }
-  if (gostx_cms_ts_verify(&e->t, data, len, e->p, &e->r->v.ts)) return fail(e, GOSTX_CADES_R_STAMP, GOSTX_EAUTH);
+  gostx_tsa_expect want = gostx__cades_digests(data, len, &hs);
+  if (gostx_tsa_verify(&e->t, &want, e->p, &e->r->v.ts)) return fail(e, GOSTX_CADES_R_STAMP, GOSTX_EAUTH);
   memset(&n, 0, sizeof n);
   n.what = GOSTX_CADES_R_STAMPED, n.ts_kind = kind, n.gen_time = e->t.gen_time;
   n.serial_len = e->t.serial_len < sizeof n.serial ? e->t.serial_len : sizeof n.serial;

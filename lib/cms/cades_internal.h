@@ -90,4 +90,9 @@ int gostx__cades_unsigned(const gostx_cms_signer_info *si, gostx__der *attrs);
 int gostx__cades_next_attr(gostx__der *attrs, gostx__der *oid, gostx__der *values,
                            gostx__der *content);
 
+/* The digests of data[len] of both sizes, as gostx_tsa_verify takes them
+ * (the token names the size it stamps): no nonce asked, any policy; h
+ * holds the digests (cades_verify.c). */
+gostx_tsa_expect gostx__cades_digests(const uint8_t *data, size_t len, gostx_cms_hash *h);
+
 #endif

@@ -6,9 +6,7 @@
  * caller's path validation, over the values handed out in gostx_cades_info. */
 #include "cms/cades_internal.h"
 
-/* The digests of data[len] of both sizes, as gostx_tsa_verify takes them
- * (the token names the size it stamps); h holds them. */
-static gostx_tsa_expect digests_of(const uint8_t *data, size_t len, gostx_cms_hash *h) {
+gostx_tsa_expect gostx__cades_digests(const uint8_t *data, size_t len, gostx_cms_hash *h) {
   (void)gostx_cms_hash_init(h, GOSTX_CMS_HASH_256 | GOSTX_CMS_HASH_512); /* fails on misuse alone */
   (void)gostx_cms_hash_update(h, data, len);
   (void)gostx_cms_hash_final(h);
@@ -49,7 +47,7 @@ static int esc_stamps(const gostx_cms_signer_info *si, gostx_cades_info *info,
   uint8_t data[len];
   if (gostx_cades_ts_data(si, GOSTX_CADES_TS_ESC, data, len, &len, &st)) return fail(v, st, 0, GOSTX_EFORMAT);
   gostx_cms_hash h;
-  gostx_tsa_expect e = digests_of(data, len, &h);
+  gostx_tsa_expect e = gostx__cades_digests(data, len, &h);
   for (size_t i = 0; i < info->n_esc_ts; i++) {
     if (token_ok(info->esc_ts[i], info->esc_ts_len[i], &e, params, &v->ts, &info->esc_ts_time[i]))
       return fail(v, GOSTX_CADES_ESC_TIMESTAMP, i, GOSTX_EAUTH);
@@ -93,7 +91,7 @@ int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer, const gos
   gostx_cms_verify_params at_esc;
   if (params) at_esc = *params, at_esc.now = sig_ts_judged_at(info, params->now);
   gostx_cms_hash h;
-  gostx_tsa_expect e = digests_of(si->signature, si->signature_len, &h);
+  gostx_tsa_expect e = gostx__cades_digests(si->signature, si->signature_len, &h);
   for (size_t i = 0; i < info->n_sig_ts; i++) {
     if (token_ok(info->sig_ts[i], info->sig_ts_len[i], &e, params ? &at_esc : NULL, &v->ts, &info->sig_ts_time[i]))
       return fail(v, GOSTX_CADES_SIGNATURE_TIMESTAMP, i, GOSTX_EAUTH);

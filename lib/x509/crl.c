@@ -295,10 +295,7 @@ int gostx_x509_crl_parse(const uint8_t *der, size_t der_len, gostx_x509_crl *out
   gostx_x509_crl c;
   memset(&c, 0, sizeof c);
   c.reasons = GOSTX_X509_CRL_ALL_REASONS;
-  gostx__x509_signed d = {.read_tbs = read_tbs, .obj = &c, .size = sizeof c,
-                          .malformed = GOSTX_X509_CRL_MALFORMED,
-                          .der = &c.der, .der_len = &c.der_len, .tbs = &c.tbs, .tbs_len = &c.tbs_len,
-                          .sig = &c.sig_value, .sig_len = &c.sig_value_len};
+  gostx__x509_signed d = GOSTX__X509_SIGNED(c, read_tbs, GOSTX_X509_CRL_MALFORMED);
   return gostx__x509_signed_parse(der, der_len, &d, out, st);
 }
 

@@ -479,10 +479,7 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
   c.key_usage = ~0u;
   c.ext_key_usage = ~0u;
   c.require_explicit_policy = c.inhibit_policy_mapping = c.inhibit_any_policy = -1;
-  gostx__x509_signed d = {.read_tbs = get_tbs, .obj = &c, .size = sizeof c,
-                          .malformed = GOSTX_X509_MALFORMED,
-                          .der = &c.der, .der_len = &c.der_len, .tbs = &c.tbs, .tbs_len = &c.tbs_len,
-                          .sig = &c.sig_value, .sig_len = &c.sig_value_len};
+  gostx__x509_signed d = GOSTX__X509_SIGNED(c, get_tbs, GOSTX_X509_MALFORMED);
   return gostx__x509_signed_parse(der, der_len, &d, out, st);
 }
 

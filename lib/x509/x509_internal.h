@@ -135,6 +135,12 @@ typedef struct gostx__x509_signed {
   size_t *der_len, *tbs_len, *sig_len;
   gostx_x509_status malformed;
 } gostx__x509_signed;
+/* The gostx__x509_signed of o, a gostx_x509_cert or a gostx_x509_crl: both
+ * name their views der, tbs and sig_value alike. */
+#define GOSTX__X509_SIGNED(o, reader, bad)                                                  \
+  {.read_tbs = (reader), .obj = &(o), .size = sizeof(o), .malformed = (bad), .der = &(o).der, \
+   .der_len = &(o).der_len, .tbs = &(o).tbs, .tbs_len = &(o).tbs_len, .sig = &(o).sig_value,   \
+   .sig_len = &(o).sig_value_len}
 /* signature.c: der[len] read as X.509's SIGNED{} (a certificate, RFC 5280
  * 4.1; a CRL, 5.1): SEQUENCE { tbs SEQUENCE, signatureAlgorithm, signature
  * BIT STRING }, all of der. d->read_tbs reads the tbs's content; the outer

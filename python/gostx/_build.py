@@ -536,9 +536,6 @@ typedef struct gostx_tsa_expect {
 } gostx_tsa_expect;
 int gostx_tsa_verify(const gostx_cms_ts_token *t, const gostx_tsa_expect *e,
                      const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v);
-/* kept for 0.x compatibility (cms_ts.h): gostx_tsa_verify over sig's digests */
-int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t sig_len,
-                        const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v);
 int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,
                         size_t cap, size_t *n);
 

@@ -6,10 +6,9 @@ report turned into warnings and VerificationError."""
 import time
 import warnings
 
-from ._cades_verify import _at, _crl_ders, _ocsp_ders, _what
+from ._cades_verify import _at, _cades_refusal, _crl_ders, _ocsp_ders, _what
 from ._native import GostxError, GostxTypeError, GostxValueError, check, ffi, lib
-from .cms import (Status, VerificationError, _as_cert, _cades_refusal, _der, _encoded, _hash,
-                  _refusal)
+from ._cms_common import Status, VerificationError, _as_cert, _der, _encoded, _hash, _refusal
 from .ocsp import post
 from .x509 import Status as X509Status
 from .x509 import Store

@@ -6,7 +6,7 @@ names it. gostx.cms.enhance (_cades.py) reuses the readers and the names."""
 import time
 
 from ._native import GostxValueError, ffi, lib
-from .cms import Status, VerificationError, _is_path
+from ._cms_common import Status, VerificationError, _is_path, _refusal
 from .ocsp import Response
 from .x509 import Status as X509Status
 
@@ -159,3 +159,18 @@ def tsa_refusal(v, i):
                                  f"depth {v.depth}: {why}", X509Status(v.x509), v.depth)
     return VerificationError(200 + v.status, i, f"{what}: the TSA's validation data in its token: "
                              f"{Status(200 + v.status).text} (reference {v.index + 1})")
+
+
+def _cades_refusal(v, i):
+    """VerificationError from signer i's gostx_cades_verdict."""
+    if v.ts_kind:
+        return tsa_refusal(v, i)
+    why = Status(200 + v.status).text
+    if v.status in (lib.GOSTX_CADES_SIGNATURE_TIMESTAMP, lib.GOSTX_CADES_ESC_TIMESTAMP):
+        inner = ffi.string(lib.gostx_cms_ts_status_name(v.ts.status)).decode()
+        if v.ts.status == lib.GOSTX_CMS_TS_TOKEN:
+            inner += ": " + _refusal(v.ts.cms).why
+        why += f" {v.index}: {inner}"
+    elif v.index:
+        why += f" (entry {v.index})"
+    return VerificationError(200 + v.status, i, why)

@@ -83,4 +83,15 @@ int t_is_level(const char *name);
 const gostx_gost89_key *t_gost89_key(const uint8_t *key, int sbox);
 const gostx_cipher *t_cipher(int id, const uint8_t *key);
 
+/* ---- a signing key made fresh, for the certificate, CRL and OCSP
+ * writers' tests: its raw parts, its object and its public key as
+ * SubjectPublicKeyInfo DER ---- */
+typedef struct t_sign_key {
+  gostx_gost3410_curve curve;
+  uint8_t priv[64], pub[128], spki[GOSTX_GOST3410_DER_MAX];
+  size_t spki_len;
+  gostx_gost3410_key xk;
+} t_sign_key;
+void t_make_sign_key(gostx_gost3410_curve curve, t_sign_key *k);
+
 #endif

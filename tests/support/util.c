@@ -192,3 +192,13 @@ __attribute__((constructor)) static void skip_unsupported_level(void) {
     exit(77);
   }
 }
+
+void t_make_sign_key(gostx_gost3410_curve curve, t_sign_key *k) {
+  size_t len = gostx_gost3410_size(curve);
+  k->curve = curve;
+  CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
+  CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
+  CHECK_RC(gostx_gost3410_key_write(&k->xk, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
+                                    k->spki, sizeof k->spki, &k->spki_len),
+           0, "spki");
+}
