@@ -51,7 +51,6 @@ class TLSObject(_Connection):
         self.server_hostname = server_hostname if not server_side else None
         self._session = session
         self._lock = threading.Lock()
-        self._tls = None
         self._done = False
         self._close_sent = False
         self._bio = bio = ffi.new("gxpy_bio *")

@@ -735,6 +735,59 @@ def test_timeout_in_makefile_then_collected(pki):
     assert r.returncode == 0 and r.stdout == "ok\n", (r.returncode, r.stderr[-2000:])
 
 
+def _psk_pair(limit):
+    """Two connected TLSSockets over a socketpair (a PSK: no PKI needed)."""
+    key = os.urandom(32)
+    sctx, cctx = tls.Context(server_side=True), tls.Context(server_side=False)
+    cctx.check_hostname = False
+    for ctx in (sctx, cctx):
+        ctx.set_psk(b"client-1", key)
+    a, b = socket.socketpair()
+    a.settimeout(limit)
+    b.settimeout(limit)
+    ends = []
+    t = threading.Thread(target=lambda: ends.append(sctx.wrap_socket(a, server_side=True)))
+    t.start()
+    c = cctx.wrap_socket(b)
+    t.join(limit)
+    return ends[0], c
+
+
+# Daemon threads still sending and receiving when the interpreter exits:
+# weakref.finalize's exit hook freed their connections under the running
+# gostx_tls_write/read (the GIL released), and the process died of SIGSEGV.
+_EXIT_WHILE_SENDING = """
+import sys, threading
+sys.path.insert(0, sys.argv[2])
+from test_tls import _psk_pair
+limit = float(sys.argv[1])
+s, c = _psk_pair(limit)
+busy = threading.Event()
+def send(data=bytes(1 << 20)):
+    while True:
+        s.sendall(data)
+def receive(got=0, buf=bytearray(1 << 16)):
+    while True:
+        got += c.recv_into(buf)
+        if got > 4 << 20:
+            busy.set()
+threading.Thread(target=send, daemon=True).start()
+threading.Thread(target=receive, daemon=True).start()
+assert busy.wait(limit), "no data flowed"
+print("ok")
+"""
+
+
+def test_exit_while_daemon_threads_send_and_receive():
+    import sys
+    limit = 10 * time_scale()
+    for _ in range(5):  # the crash hit about 5 exits in 6
+        r = subprocess.run([sys.executable, "-c", _EXIT_WHILE_SENDING, str(limit),
+                            os.path.dirname(__file__)],
+                           capture_output=True, text=True, timeout=3 * limit)
+        assert r.returncode == 0 and r.stdout == "ok\n", (r.returncode, r.stderr[-2000:])
+
+
 @pytest.mark.parametrize("name", ["localhost.", "bad..name", "ünï\udcff"])
 def test_bad_server_hostname_refused(pki, silent_port, name):
     raw = socket.create_connection(("127.0.0.1", silent_port), timeout=5)

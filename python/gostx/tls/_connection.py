@@ -12,8 +12,27 @@ from ..pkcs11 import PKCS11Error
 from ._common import CERT_NONE, TLSError, TLSSession, TLSTokenError, _cert_dict
 
 
-def _free_connection(tls, keep):
-    lib.gostx_tls_free(tls)  # wipes its secrets; keep (its transport's buffers) goes after
+class _Handle:
+    """The libgostx connection (None once freed), the lock each call on it
+    holds, and what must outlive it (keep: its transport's buffers)."""
+
+    __slots__ = ("tls", "lock", "keep")
+
+    def __init__(self, tls, lock, keep):
+        self.tls, self.lock, self.keep = tls, lock, keep
+
+
+def _free_connection(handle):
+    """Free the connection (wiping its secrets) once no call is in it.
+    weakref.finalize also runs this at interpreter exit, when a daemon
+    thread may still be inside a call with the GIL released: hence the
+    lock, and the None its next call then finds (freeing the connection
+    under a running gostx_tls_write crashed the interpreter at exit)."""
+    with handle.lock:
+        tls, handle.tls = handle.tls, None
+        if tls is not None:
+            lib.gostx_tls_free(tls)
+        handle.keep = None  # the buffers go after the connection pointing at them
 
 
 def _closed_error():
@@ -24,10 +43,17 @@ class _Connection:
     """What TLSSocket and TLSObject (the memory-BIO connection, _tls_bio.py)
     share: the libgostx connection's making, and what its handshake
     settled. Each has _context, server_side, server_hostname, _session,
-    _lock (one thread in the connection at a time), _tls (None once freed)
-    and _done."""
+    _lock (one thread in the connection at a time) and _done."""
 
     _version = None
+    _handle = None  # the connection's _Handle, once _open made it
+
+    @property
+    def _tls(self):
+        """The libgostx connection; None before _open and once freed (read
+        under _lock: the connection is freed under it)."""
+        handle = self._handle
+        return None if handle is None else handle.tls
 
     def _open(self, keep=None):
         """The libgostx connection of the context's current config, its SNI
@@ -37,8 +63,8 @@ class _Connection:
         if tls == ffi.NULL:
             raise MemoryError("TLS connection")
         self._conf = conf
-        self._tls = tls
-        self._free = weakref.finalize(self, _free_connection, tls, keep)
+        self._handle = _Handle(tls, self._lock, keep)
+        self._free = weakref.finalize(self, _free_connection, self._handle)
         if not self.server_side and self.server_hostname and self._context.check_hostname:
             name = self.server_hostname
             try:

@@ -44,7 +44,6 @@ class TLSSocket(_Connection, socket.socket):
         self.suppress_ragged_eofs = suppress_ragged_eofs
         self._session = session
         self._lock = threading.Lock()
-        self._tls = None
         self._conf = None
         self._done = False  # handshake complete
         self._close_sent = False
@@ -146,7 +145,7 @@ class TLSSocket(_Connection, socket.socket):
 
     def _check_connected(self):
         if self._tls is None:
-            if self._closed:
+            if self._closed or self._handle is not None:  # closed, or freed at exit
                 raise _closed_error()
             raise OSError(_errno.ENOTCONN, "the socket is not connected")
 
@@ -357,10 +356,8 @@ class TLSSocket(_Connection, socket.socket):
         socket.socket.shutdown(self, how)
 
     def _free_tls(self):
-        with self._lock:
-            if self._tls is not None:
-                self._tls = None
-                self._free()  # wipes the connection's secrets
+        if self._handle is not None:
+            self._free()  # once a call in it ended (under the lock); wipes its secrets
 
     def _real_close(self):
         if self._tls is not None:
