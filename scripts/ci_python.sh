@@ -28,7 +28,10 @@ sdist=$(ls "$work"/sdist/gostx-*.tar.gz)
 # The manylinux wheel, built from the sdist alone (pip unpacks it in a
 # temporary folder, where python/CMakeLists.txt finds only _csrc), repaired,
 # smoke-tested in a clean venv; its path is the script's last line.
-wheel=$(env -u GOSTX_SOURCE_DIR bash python/build_wheels.sh "$PYTHON" "$sdist" | tee /dev/stderr | tail -n1)
+# (its output goes to the log as it comes, and to a file for the path: `tee
+# /dev/stderr` reopened CI's log file and truncated it)
+env -u GOSTX_SOURCE_DIR bash python/build_wheels.sh "$PYTHON" "$sdist" | tee "$work/wheels.log"
+wheel=$(tail -n1 "$work/wheels.log")
 case $wheel in *manylinux*.whl) ;; *) echo "ci_python: no manylinux wheel: $wheel" >&2; exit 1 ;; esac
 
 venv=$work/venv
