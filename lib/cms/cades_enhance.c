@@ -3,7 +3,7 @@
  * gostx.cms.enhance run. Sans-IO: the timestamps, OCSP responses and CRLs
  * come through the caller's callbacks, the time from params->now; the
  * message is remade in memory after each layer (the lib/cms calls of
- * cades.h and cms_ts.h) and judged once, at the end, by gostx_cades_verify
+ * cades.h and tsa.h) and judged once, at the end, by gostx_cades_verify
  * before the caller gets it. */
 #include <stdlib.h>
 #include <string.h>
