@@ -55,11 +55,16 @@ static void write_status(struct tunnel *t) {
   snprintf(tmp, sizeof tmp, "%s.tmp", t->cfg.status);
   FILE *f = fopen(tmp, "w");
   if (!f) return;
-  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
-          (long long)time(NULL), t->cfg.tun, t->nworkers,
-          (unsigned long long)(t->sf.st_out ? atomic_load(&t->sf.st_out->seq_used) : 0));
-  tunnel_sa_print(t, f);
-  tunnel_gw_status(t, f);
+  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\n", (long)getpid(), (long long)time(NULL),
+          t->cfg.tun, t->nworkers);
+  if (t->gw) { /* each peer's SAs and counts on its line */
+    fprintf(f, "peers %zu\n", t->gw->npeers);
+    tunnel_gw_status(t, f);
+  } else {
+    fprintf(f, "seq_used %llu\n",
+            (unsigned long long)(t->sf.st_out ? atomic_load(&t->sf.st_out->seq_used) : 0));
+    tunnel_sa_print(t, f);
+  }
   tunnel_offloads_print(t, f);
   tunnel_ike_status(t, f);
   tunnel_counters_print(t, f);
@@ -237,13 +242,14 @@ static int run(struct tunnel *t) {
   if (ike) rc = tunnel_ike_start(t, udp[0]);
   if (!rc) rc = start_workers(t, n, udp, send, tun);
   if (ike && !rc) wait_for_keys(t, &sigs, &stop);
-  char peers[64];
-  snprintf(peers, sizeof peers, "%zu peers (a gateway)", t->cfg.npeers);
+  char who[160];
+  if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", t->gw->npeers);
+  else snprintf(who, sizeof who, "peer %s", t->cfg.peer_s);
   if (!rc && !stop)
     fprintf(stderr,
-            "gostx tunnel: %s up, local %s, peer %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "
+            "gostx tunnel: %s up, local %s, %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "
             "TUN TSO %s, USO %s, checksum offload %s\n",
-            t->cfg.tun, t->cfg.local_s, t->gw ? peers : t->cfg.peer_s,
+            t->cfg.tun, t->cfg.local_s, who,
             t->gw ? "static keys" : tunnel_transform_name(t->cfg.transform),
             ike ? " (keys from IKEv2)" : "",
             integrity_only(t->cfg.transform) ? " (integrity only: packets in clear)" : "",

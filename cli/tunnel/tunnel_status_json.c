@@ -54,7 +54,7 @@ static void peer_object(FILE *out, char **w, size_t n) {
 }
 
 int tunnel_status_json(FILE *in, FILE *out) {
-  char *line = NULL, *w[64];
+  char *line = NULL, *w[TUNNEL_MAX_THREADS + 64]; /* a per-worker line's words fit */
   size_t cap = 0, members = 0, peers = 0;
   ssize_t len;
   fputc('{', out);
@@ -64,7 +64,6 @@ int tunnel_status_json(FILE *in, FILE *out) {
     rewind(in);
     while ((len = getline(&line, &cap, in)) > 0) {
       if (line[len - 1] == '\n') line[len - 1] = 0;
-      char *rest = strchr(line, ' ');
       size_t n = words(line, w, sizeof w / sizeof *w);
       if (!n) continue;
       const int peer = !strcmp(w[0], "peer") && n >= 2;
@@ -86,7 +85,7 @@ int tunnel_status_json(FILE *in, FILE *out) {
         fputc(']', out);
       } else { /* the text after the key as it was (strtok cut it: joined again) */
         for (size_t i = 1; i + 1 < n; i++) w[i][strlen(w[i])] = ' ';
-        json_text(out, n > 1 && rest ? w[1] : "");
+        json_text(out, n > 1 ? w[1] : "");
       }
     }
     if (pass == 1 && peers) fputs("\n]", out);

@@ -11,7 +11,9 @@
 # 3. a packet to an inner address no peer owns: dropped and counted
 #    (tx_noroute), never sent;
 # 4. --status lists the three peers, --status --json the same as JSON;
-# 5. the gateway stopped and started again (no --new-keys: each peer's
+# 5. SIGHUP with new remote_ts: the new table in use at once; a reload
+#    that changes more (a key) refused, the table left as it was;
+# 6. the gateway stopped and started again (no --new-keys: each peer's
 #    state file, STATE.peer.NAME, holds its numbers): every site's pings
 #    pass again, and the outbound numbers went on above the old ones.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
@@ -131,7 +133,7 @@ got=$(answered $NB 10.2.0.77 10.99.0.1)
 [ "${got:-0}" = 0 ] && ok "spoofed source: no answer" || bad "spoofed source answered $got"
 
 # 3. to an inner address no peer owns
-ip netns exec $NA ping -q -c 3 -i 0.2 -W 1 10.9.0.1 >/dev/null 2>&1
+ip netns exec $NA ping -q -c 3 -i 0.2 -W $(bound 1) 10.9.0.1 >/dev/null 2>&1
 
 # 4. --status, once its file is new; --status --json
 status_fresh gw
@@ -161,7 +163,37 @@ assert peers["s2"]["address"] == "10.231.1.2:4500" and peers["s2"]["spi_in"] == 
 assert s["rx_selector"] == 3 and s["tx_noroute"] >= 3 and isinstance(s["tx_packets"], int)
 EOF
 
-# 5. the gateway restarted from its state files
+# 5. SIGHUP: new remote_ts swapped in (site 3 now owns 10.9.0.0/16 too: the
+# packets that had no peer go to it); a reload that changes a key is refused
+# and leaves the routes as they were
+tx3=$(peer_value "$st" s3 tx_packets) noroute=$(status_value "$st" tx_noroute)
+reloaded() { # N: the gateway's log has N reload lines
+  for _ in $(seq $(bound 50)); do
+    [ "$(grep -c 'reload' "$T/gw.log")" -ge $1 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+cp "$gw_conf" "$T/gw.conf.orig"
+sed -i 's|^remote_ts = 10.3.0.0/16|remote_ts = 10.3.0.0/16, 10.9.0.0/16|' "$gw_conf"
+kill -HUP $PID_gw
+reloaded 1 && grep -q 'reload: the routes of 3 peers anew' "$T/gw.log" && ok "reload: new routes" ||
+  bad "reload: $(tail -2 "$T/gw.log")"
+sed "s|^key_out = $T/g2s1.key|key_out = $T/g2s2.key|" "$gw_conf" >"$T/gw.conf.keys"
+cp "$gw_conf" "$T/gw.conf.routes"
+cp "$T/gw.conf.keys" "$gw_conf"
+kill -HUP $PID_gw
+reloaded 2 && grep -q 'reload refused: .* changed more than the peers. remote_ts' "$T/gw.log" &&
+  ok "reload of a key refused" || bad "reload of a key: $(tail -2 "$T/gw.log")"
+cp "$T/gw.conf.routes" "$gw_conf"
+ip netns exec $NA ping -q -c 2 -i 0.2 -W $(bound 1) 10.9.0.1 >/dev/null 2>&1
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+[ "$(peer_value "$st" s3 tx_packets)" = $((tx3 + 2)) ] && [ "$(status_value "$st" tx_noroute)" = "$noroute" ] &&
+  ok "after the reload 10.9.0.1 is site 3's" ||
+  bad "after the reload: s3 tx_packets $(peer_value "$st" s3 tx_packets) (was $tx3), tx_noroute $(status_value "$st" tx_noroute) (was $noroute)"
+
+# 6. the gateway restarted from its state files
 used_before=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
 tunnel_stop $PID_gw
 wait $PID_gw 2>/dev/null
