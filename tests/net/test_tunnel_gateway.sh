@@ -4,7 +4,8 @@
 # tunnel to it with static keys of its own (site 2 under Magma), over a veth
 # pair of its own. Checked:
 # 1. each site pings the gateway's inner host and the gateway pings each
-#    site's inner address: the destination picks the peer, the SPI the SA;
+#    site's inner address (site 3 over IPv4 and IPv6): the destination
+#    picks the peer, the SPI the SA;
 # 2. site 1 sending from site 2's prefix (a spoofed inner source): nothing
 #    answered, every packet counted as rx_selector in site 1's peer line
 #    and in the gateway's rx_selector;
@@ -69,7 +70,7 @@ spi_out = $((0x1100 + i))
 spi_in = $((0x1200 + i))
 key_out = $T/g2s$i.key
 key_in = $T/s${i}2g.key
-remote_ts = 10.$i.0.0/16
+remote_ts = 10.$i.0.0/16$([ $i = 3 ] && echo ", fd00:3::/48")
 EOF
   TUN=gxws$i TRANSFORM=$tr tunnel_conf s$i 10.231.$((i - 1)).2 10.231.$((i - 1)).1 \
     $((0x1200 + i)) $((0x1100 + i)) s${i}2g.key g2s$i.key
@@ -94,6 +95,14 @@ gateway_start() {
   ip -n $NA addr add 10.99.0.1/32 dev gxwg0
   ip -n $NA link set gxwg0 up
   for i in 1 2 3 9; do ip -n $NA route add 10.$i.0.0/16 dev gxwg0 src 10.99.0.1; done
+  v6_on $NA gxwg0 fd00:99::1 fd00:3::/48
+}
+# v6_on NS DEV ADDR PREFIX: IPv6 on a TUN device (no router solicitations,
+# no DAD), ADDR on it, PREFIX routed into it
+v6_on() {
+  ip netns exec $1 sysctl -qw net.ipv6.conf.$2.router_solicitations=0 net.ipv6.conf.$2.disable_ipv6=0
+  ip -n $1 addr add $3/128 dev $2 nodad
+  ip -n $1 route add $4 dev $2 src $3
 }
 gateway_start
 for i in 1 2 3; do
@@ -103,13 +112,14 @@ for i in 1 2 3; do
   ip -n $ns addr add 10.$i.0.1/32 dev gxws$i
   ip -n $ns route add 10.99.0.0/16 dev gxws$i src 10.$i.0.1
 done
+v6_on $N3 gxws3 fd00:3::1 fd00:99::/64
 
 # answered NS FROM TO: how many of 3 pings from FROM to TO were answered
 answered() {
   ip netns exec $1 timeout 30 ping -q -c 3 -i 0.2 -W $(bound 1) -I $2 $3 2>/dev/null |
     awk '/received/ {print $4}'
 }
-all_pings() { # WHEN: each site to the gateway's host and back
+all_pings() { # WHEN: each site to the gateway's host and back; site 3 over IPv6 too
   local i
   for i in 1 2 3; do
     [ "$(answered $(site_ns $i) 10.$i.0.1 10.99.0.1)" = 3 ] &&
@@ -117,6 +127,10 @@ all_pings() { # WHEN: each site to the gateway's host and back
     [ "$(answered $NA 10.99.0.1 10.$i.0.1)" = 3 ] &&
       ok "$1: the gateway pings site $i" || bad "$1: the gateway's pings to site $i"
   done
+  [ "$(answered $N3 fd00:3::1 fd00:99::1)" = 3 ] &&
+    ok "$1: site 3 pings the gateway's host over IPv6" || bad "$1: site 3's IPv6 pings"
+  [ "$(answered $NA fd00:99::1 fd00:3::1)" = 3 ] &&
+    ok "$1: the gateway pings site 3 over IPv6" || bad "$1: the gateway's IPv6 pings to site 3"
 }
 # peer_value STATUS NAME KEY: KEY's value in the peer NAME's line
 peer_value() {
@@ -140,7 +154,9 @@ status_fresh gw
 st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
 [ "$(peer_value "$st" s1 rx_selector)" = 3 ] && ok "s1: rx_selector 3" ||
   bad "s1's rx_selector: $(grep '^peer s1 ' <<<"$st")"
-[ "$(status_value "$st" rx_selector)" = 3 ] && ok "gateway: rx_selector 3" ||
+# (the gateway's own counts also hold what the kernel sends on its own over
+# IPv6, MLD reports from :: or link-local sources: at least, not exactly)
+[ "$(status_value "$st" rx_selector)" -ge 3 ] && ok "gateway: rx_selector $(status_value "$st" rx_selector)" ||
   bad "gateway's rx_selector: $(status_value "$st" rx_selector)"
 [ "$(status_value "$st" tx_noroute)" -ge 3 ] && ok "gateway: tx_noroute $(status_value "$st" tx_noroute)" ||
   bad "gateway's tx_noroute: $(status_value "$st" tx_noroute)"
@@ -160,13 +176,13 @@ peers = {p["name"]: p for p in s["peers"]}
 assert sorted(peers) == ["s1", "s2", "s3"], peers
 assert peers["s1"]["rx_selector"] == 3 and peers["s2"]["rx_selector"] == 0
 assert peers["s2"]["address"] == "10.231.1.2:4500" and peers["s2"]["spi_in"] == "0x00001202"
-assert s["rx_selector"] == 3 and s["tx_noroute"] >= 3 and isinstance(s["tx_packets"], int)
+assert s["rx_selector"] >= 3 and s["tx_noroute"] >= 3 and isinstance(s["tx_packets"], int)
 EOF
 
 # 5. SIGHUP: new remote_ts swapped in (site 3 now owns 10.9.0.0/16 too: the
 # packets that had no peer go to it); a reload that changes a key is refused
 # and leaves the routes as they were
-tx3=$(peer_value "$st" s3 tx_packets) noroute=$(status_value "$st" tx_noroute)
+tx3=$(peer_value "$st" s3 tx_packets)
 reloaded() { # N: the gateway's log has N reload lines
   for _ in $(seq $(bound 50)); do
     [ "$(grep -c 'reload' "$T/gw.log")" -ge $1 ] && return 0
@@ -189,9 +205,8 @@ cp "$T/gw.conf.routes" "$gw_conf"
 ip netns exec $NA ping -q -c 2 -i 0.2 -W $(bound 1) 10.9.0.1 >/dev/null 2>&1
 status_fresh gw
 st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
-[ "$(peer_value "$st" s3 tx_packets)" = $((tx3 + 2)) ] && [ "$(status_value "$st" tx_noroute)" = "$noroute" ] &&
-  ok "after the reload 10.9.0.1 is site 3's" ||
-  bad "after the reload: s3 tx_packets $(peer_value "$st" s3 tx_packets) (was $tx3), tx_noroute $(status_value "$st" tx_noroute) (was $noroute)"
+[ "$(peer_value "$st" s3 tx_packets)" = $((tx3 + 2)) ] && ok "after the reload 10.9.0.1 is site 3's" ||
+  bad "after the reload: s3 tx_packets $(peer_value "$st" s3 tx_packets) (was $tx3)"
 
 # 6. the gateway restarted from its state files
 used_before=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
