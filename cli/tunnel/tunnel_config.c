@@ -537,7 +537,8 @@ static int peer_header(const char *s, char *name) {
 /* What a [peer] section sets, between a config's fields and a peer's of
  * the same names: c's into p (to_peer), else p's into c. */
 static void peer_copy(struct tunnel_config *c, struct tunnel_peer_config *p, int to_peer) {
-#define PEER_FIELD(f) (to_peer ? memcpy(&p->f, &c->f, sizeof p->f) : memcpy(&c->f, &p->f, sizeof c->f))
+#define PEER_FIELD(f)                                                                              \
+  (to_peer ? memcpy(&p->f, &c->f, sizeof p->f) : memcpy(&c->f, &p->f, sizeof c->f))
   PEER_FIELD(peer), PEER_FIELD(peer_len), PEER_FIELD(peer_s), PEER_FIELD(transform);
   PEER_FIELD(spi_out), PEER_FIELD(spi_in), PEER_FIELD(key_out), PEER_FIELD(key_in);
   PEER_FIELD(ts), PEER_FIELD(nts);

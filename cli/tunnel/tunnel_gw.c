@@ -10,7 +10,8 @@
 /* ---- building ---- */
 
 static int by_spi_cmp(const void *a, const void *b) {
-  uint32_t x = ((const struct tunnel_peer_spi *)a)->spi, y = ((const struct tunnel_peer_spi *)b)->spi;
+  const uint32_t x = ((const struct tunnel_peer_spi *)a)->spi;
+  const uint32_t y = ((const struct tunnel_peer_spi *)b)->spi;
   return x < y ? -1 : x > y;
 }
 
@@ -255,7 +256,8 @@ void tunnel_gw_reload(struct tunnel *t) {
   struct tunnel_config a = t->cfg, b = next;
   a.peers = b.peers = NULL;
   int same = a.npeers == b.npeers && !memcmp(&a, &b, sizeof a);
-  for (size_t i = 0; same && i < next.npeers; i++) same = same_peer(&t->cfg.peers[i], &next.peers[i]);
+  for (size_t i = 0; same && i < next.npeers; i++)
+    same = same_peer(&t->cfg.peers[i], &next.peers[i]);
   if (!same) {
     cli_err("tunnel: reload refused: %s changed more than the peers' remote_ts (a gateway's "
             "peers, their keys and its other settings take a restart for now)",

@@ -169,7 +169,9 @@ for i in 1 2 3; do
 done
 [ "$(peer_value "$st" s2 rx_selector)" = 0 ] && ok "s2: rx_selector 0" || bad "s2's rx_selector"
 ip netns exec $NA "$G" tunnel --status --json -c "$gw_conf" >"$T/status.json"
-python3 - "$T/status.json" <<'EOF' && ok "--status --json: three peers, the counts" || bad "--status --json: $(cat "$T/status.json")"
+json_ok() { ok "--status --json: three peers, the counts"; }
+json_bad() { bad "--status --json: $(cat "$T/status.json")"; }
+python3 - "$T/status.json" <<'EOF' && json_ok || json_bad
 import json, sys
 s = json.load(open(sys.argv[1]))
 peers = {p["name"]: p for p in s["peers"]}
