@@ -253,7 +253,7 @@ static void open_at(struct side *to, uint8_t *pkt, size_t len) {
   if (!b.status) {
     opened++;
   } else if (rekeying && lost++ < 3) {
-    CHECK(0, "a packet under SPI 0x%08x found no SA at %s (step %u)", spi_of(pkt),
+    CHECK(0, "a packet under SPI 0x%08x found no SA at %s (step %u)", tunnel_spi_of(pkt),
           to == &A ? "a" : "b", step_no);
   }
 }
@@ -267,7 +267,7 @@ static void seal_from(struct side *s, unsigned late) {
   sealed++;
   if (s == &B && b_answered) {
     b_after++;
-    b_stale += spi_of(flight[nflight].pkt) == b_old_out;
+    b_stale += tunnel_spi_of(flight[nflight].pkt) == b_old_out;
   }
   flight[nflight].to = peer_of(s);
   flight[nflight].len = b.out_len;
@@ -663,7 +663,7 @@ static void revoked_peer(void) {
     if (tunnel_sa_seal(&B.t.w[0], &e, 1) == 1 && !e.status) {
       gostx_esp_packet o = {.in = pkt, .len = e.out_len, .out = plain, .cap = PKT_MAX};
       tunnel_sa_open(&A.t.w[0], &o, 1);
-      CHECK(o.status && spi_of(pkt) == b_out, "b's packet under 0x%08x dropped at a", b_out);
+      CHECK(o.status && tunnel_spi_of(pkt) == b_out, "b's packet under 0x%08x dropped at a", b_out);
     }
     done(&A);
     done(&B);

@@ -117,7 +117,7 @@ static void *sealer(void *arg) {
         atomic_fetch_add(&bad_seal, 1);
         continue;
       }
-      if (spi_of(b[i].out) <= retired_before) atomic_fetch_add(&bad_retired, 1);
+      if (tunnel_spi_of(b[i].out) <= retired_before) atomic_fetch_add(&bad_retired, 1);
       uint64_t h = atomic_load(&ring_head);
       memcpy(ring[h % RING].pkt, b[i].out, b[i].out_len);
       ring[h % RING].len = b[i].out_len;
@@ -134,7 +134,7 @@ static void *sealer(void *arg) {
  * the next number of its SA (1 for an SA's first). */
 static void check_opened(const gostx_esp_packet *b, uint64_t *counter, uint32_t *spi,
                          uint64_t *seq) {
-  uint32_t s = spi_of(b->in);
+  uint32_t s = tunnel_spi_of(b->in);
   uint64_t c;
   memcpy(&c, b->out + 8, 8);
   if (b->status) {

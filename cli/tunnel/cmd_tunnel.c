@@ -11,11 +11,14 @@
 
 #include "../commands.h"
 #include "tunnel.h"
+#include "tunnel_gw.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "Usage: gostx tunnel -c CONFIG [--new-keys]  run the tunnel (root: TUN device)\n"
-          "       gostx tunnel --status -c CONFIG      print the counters of the running tunnel\n"
+          "       gostx tunnel --status [--json] -c CONFIG\n"
+          "                                            print the counters of the running tunnel\n"
+          "                                            (--json: as one JSON object)\n"
           "       gostx tunnel --check -c CONFIG [--new-keys]\n"
           "                                            check the config, keys and state file\n"
           "                                            as a start would, then exit\n"
@@ -39,6 +42,9 @@ static void usage(FILE *f) {
           "SIGHUP reloads the keys: new key files and SPIs in the config (both ends),\n"
           "switched to without a packet lost (docs/TUNNEL.md, \"Reloading keys\"); with\n"
           "keying = ikev2 it reads the CRLs of the crl lines again.\n"
+          "With [peer NAME] sections the tunnel is a gateway of many peers, each with its\n"
+          "own keys, state file (STATE.peer.NAME) and inner prefixes (remote_ts): --status\n"
+          "then lists every peer; SIGHUP takes new remote_ts (the rest: a restart).\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -49,10 +55,16 @@ static void write_status(struct tunnel *t) {
   snprintf(tmp, sizeof tmp, "%s.tmp", t->cfg.status);
   FILE *f = fopen(tmp, "w");
   if (!f) return;
-  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
-          (long long)time(NULL), t->cfg.tun, t->nworkers,
-          (unsigned long long)(t->st_out ? atomic_load(&t->st_out->seq_used) : 0));
-  tunnel_sa_print(t, f);
+  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\n", (long)getpid(), (long long)time(NULL),
+          t->cfg.tun, t->nworkers);
+  if (t->gw) { /* each peer's SAs and counts on its line */
+    fprintf(f, "peers %zu\n", t->gw->npeers);
+    tunnel_gw_status(t, f);
+  } else {
+    fprintf(f, "seq_used %llu\n",
+            (unsigned long long)(t->sf.st_out ? atomic_load(&t->sf.st_out->seq_used) : 0));
+    tunnel_sa_print(t, f);
+  }
   tunnel_offloads_print(t, f);
   tunnel_ike_status(t, f);
   tunnel_counters_print(t, f);
@@ -62,7 +74,7 @@ static void write_status(struct tunnel *t) {
     unlink(tmp);
 }
 
-static int print_status(const struct tunnel_config *cfg) {
+static int print_status(const struct tunnel_config *cfg, int json) {
   /* the file outlives its tunnel: counters of a dead one are not shown as
    * if it ran */
   int running = tunnel_state_running(cfg);
@@ -76,19 +88,24 @@ static int print_status(const struct tunnel_config *cfg) {
     cli_err("%s: %s (the tunnel is starting?)", cfg->status, strerror(errno));
     return CLI_EXIT_FAIL;
   }
-  char line[256];
-  while (fgets(line, sizeof line, f)) fputs(line, stdout);
+  int rc = CLI_EXIT_OK;
+  if (json) {
+    if (tunnel_status_json(f, stdout)) rc = CLI_EXIT_FAIL;
+  } else {
+    char line[256];
+    while (fgets(line, sizeof line, f)) fputs(line, stdout);
+  }
   fclose(f);
-  return CLI_EXIT_OK;
+  return rc;
 }
 
 /* gostx until 2026-11-27 put the ESN itself in the IV, now ESN - 1 (RFC
  * 9227 4.8: pnum starts at 0). The first number after the state file's is
  * skipped at every start: the next number's IV is now the IV an older gostx
  * gave the file's last number, which may have been sent under these keys. */
-static void skip_one_number(struct tunnel *t) {
-  const uint64_t used = atomic_load(&t->st_out->seq_used);
-  if (used < t->st_out->esp.limit) atomic_store(&t->st_out->seq_used, used + 1);
+static void skip_one_number(struct tunnel_state *sf) {
+  const uint64_t used = atomic_load(&sf->st_out->seq_used);
+  if (used < sf->st_out->esp.limit) atomic_store(&sf->st_out->seq_used, used + 1);
 }
 
 /* The static keys: the SA pair of the key files, linked before the
@@ -98,21 +115,21 @@ static int static_sas(struct tunnel *t) {
   gostx_esp_sa out = {0}, in = {0};
   int rc = tunnel_load_keys(&t->cfg, &out, &in);
   if (!rc) {
-    t->st_out = tunnel_sa_from_esp(&out, TUNNEL_SA_OUT, t->cfg.threads);
-    t->st_in = tunnel_sa_from_esp(&in, TUNNEL_SA_IN, t->cfg.threads);
+    t->sf.st_out = tunnel_sa_from_esp(&out, TUNNEL_SA_OUT, t->cfg.threads);
+    t->sf.st_in = tunnel_sa_from_esp(&in, TUNNEL_SA_IN, t->cfg.threads);
   }
   gostx_esp_sa_clear(&out);
   gostx_esp_sa_clear(&in);
   if (rc) return rc;
-  if (!t->st_out || !t->st_in) {
-    tunnel_sa_free(t->st_out);
-    tunnel_sa_free(t->st_in);
-    t->st_out = t->st_in = NULL;
+  if (!t->sf.st_out || !t->sf.st_in) {
+    tunnel_sa_free(t->sf.st_out);
+    tunnel_sa_free(t->sf.st_in);
+    t->sf.st_out = t->sf.st_in = NULL;
     cli_err("tunnel: out of memory");
     return CLI_EXIT_FAIL;
   }
-  atomic_store(&t->sa_out, t->st_out);
-  atomic_store(&t->sa_in[0], t->st_in);
+  atomic_store(&t->sa_out, t->sf.st_out);
+  atomic_store(&t->sa_in[0], t->sf.st_in);
   return 0;
 }
 
@@ -184,7 +201,8 @@ static int run(struct tunnel *t) {
   const int ike = t->cfg.keying == TUNNEL_KEYING_IKEV2;
   int rc = tunnel_state_load(t, 1), stop = 0;
   if (rc) return rc;
-  if (!ike) skip_one_number(t);
+  if (!ike && !t->gw) skip_one_number(&t->sf);
+  for (size_t i = 0; t->gw && i < t->gw->npeers; i++) skip_one_number(&t->gw->peers[i].sf);
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   tunnel_udp_offload(t, udp, send, n);
@@ -224,11 +242,15 @@ static int run(struct tunnel *t) {
   if (ike) rc = tunnel_ike_start(t, udp[0]);
   if (!rc) rc = start_workers(t, n, udp, send, tun);
   if (ike && !rc) wait_for_keys(t, &sigs, &stop);
+  char who[160];
+  if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", t->gw->npeers);
+  else snprintf(who, sizeof who, "peer %s", t->cfg.peer_s);
   if (!rc && !stop)
     fprintf(stderr,
-            "gostx tunnel: %s up, local %s, peer %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "
+            "gostx tunnel: %s up, local %s, %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "
             "TUN TSO %s, USO %s, checksum offload %s\n",
-            t->cfg.tun, t->cfg.local_s, t->cfg.peer_s, tunnel_transform_name(t->cfg.transform),
+            t->cfg.tun, t->cfg.local_s, who,
+            t->gw ? "static keys" : tunnel_transform_name(t->cfg.transform),
             ike ? " (keys from IKEv2)" : "",
             integrity_only(t->cfg.transform) ? " (integrity only: packets in clear)" : "",
             t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off",
@@ -239,7 +261,8 @@ static int run(struct tunnel *t) {
     int s = sigtimedwait(&sigs, NULL, &second);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
-    if (s == SIGHUP) tunnel_reload(t);
+    if (s == SIGHUP && t->gw) tunnel_gw_reload(t);
+    else if (s == SIGHUP) tunnel_reload(t);
     write_status(t);
     tunnel_state_tick(t);
     tunnel_reload_tick(t);
@@ -264,9 +287,10 @@ static int run(struct tunnel *t) {
 }
 
 int cmd_tunnel(int argc, char **argv) {
-  enum { OPT_CONFIG = 1, OPT_STATUS, OPT_CHECK, OPT_NEW_KEYS, OPT_HELP };
+  enum { OPT_CONFIG = 1, OPT_STATUS, OPT_JSON, OPT_CHECK, OPT_NEW_KEYS, OPT_HELP };
   static const cli_opt opts[] = {{"config", 'c', CLI_PATH, OPT_CONFIG},
                                  {"status", 0, CLI_NOARG, OPT_STATUS},
+                                 {"json", 0, CLI_NOARG, OPT_JSON},
                                  {"check", 0, CLI_NOARG, OPT_CHECK},
                                  {"new-keys", 0, CLI_NOARG, OPT_NEW_KEYS},
                                  {"help", 'h', CLI_NOARG, OPT_HELP},
@@ -274,11 +298,12 @@ int cmd_tunnel(int argc, char **argv) {
   cli_parser p;
   cli_parser_init(&p, "tunnel", argc, argv);
   const char *config = NULL;
-  int status = 0, check = 0, new_keys = 0, o;
+  int status = 0, json = 0, check = 0, new_keys = 0, o;
   while ((o = cli_next(&p, opts)) != CLI_END) {
     switch (o) {
     case OPT_CONFIG: config = p.arg; break;
     case OPT_STATUS: status = 1; break;
+    case OPT_JSON: json = 1; break;
     case OPT_CHECK: check = 1; break;
     case OPT_NEW_KEYS: new_keys = 1; break;
     case OPT_HELP: usage(stdout); return CLI_EXIT_OK;
@@ -289,6 +314,7 @@ int cmd_tunnel(int argc, char **argv) {
   if (!config) return cli_usage("tunnel: -c CONFIG is required (see gostx tunnel --help)");
   if (status && (check || new_keys))
     return cli_usage("tunnel: --status takes no --check or --new-keys");
+  if (json && !status) return cli_usage("tunnel: --json is for --status");
   static struct tunnel t; /* big (per-worker counters): not on the stack */
   memset(&t, 0, sizeof t);
   t.lock_fd = -1;
@@ -296,19 +322,26 @@ int cmd_tunnel(int argc, char **argv) {
   t.new_keys = new_keys;
   int rc = tunnel_config_read(config, &t.cfg);
   if (rc) return rc;
-  if (status) return print_status(&t.cfg);
+  if (status) {
+    rc = print_status(&t.cfg, json);
+    tunnel_config_free(&t.cfg);
+    return rc;
+  }
   pthread_mutex_init(&t.sa_lock, NULL);
   pthread_mutex_init(&t.peer_lock, NULL);
-  pthread_mutex_init(&t.state_lock, NULL);
+  pthread_mutex_init(&t.sf.lock, NULL);
+  snprintf(t.sf.path, sizeof t.sf.path, "%s", t.cfg.state);
   if (t.cfg.keying == TUNNEL_KEYING_IKEV2) {
     /* no key files: IKE makes new keys for every SA */
     if (new_keys)
       return cli_usage("tunnel: --new-keys is for keying = static (IKE's keys are new at "
                        "every SA)");
     rc = tunnel_ike_prepare(&t);
+  } else if (t.cfg.npeers) {
+    rc = tunnel_gw_prepare(&t);
   } else {
     rc = static_sas(&t);
-    if (!rc) rc = tunnel_fingerprints(&t);
+    if (!rc) rc = tunnel_fingerprints(&t.sf);
   }
   if (!rc && check) rc = tunnel_state_load(&t, 0);
   if (!rc && !check) rc = run(&t);
@@ -316,5 +349,7 @@ int cmd_tunnel(int argc, char **argv) {
   tunnel_ike_free(&t);
   tunnel_sa_free(t.next_out); /* a reload's, not switched to */
   tunnel_sa_clear_all(&t);     /* the workers have stopped */
+  tunnel_gw_free(&t);
+  tunnel_config_free(&t.cfg);
   return rc;
 }

@@ -8,9 +8,11 @@
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "tunnel_gso.h"
+#include "tunnel_routes.h"
 #include "tunnel_sa.h"
 
 #define TUNNEL_PATH_MAX 512
@@ -77,6 +79,25 @@ struct tunnel_ike_id {
   char text[256];
 };
 
+/* A gateway's peer: a [peer NAME] section of the config (docs/TUNNEL.md,
+ * "Gateway (many peers)"): where it is, its static SA pair, and the inner
+ * prefixes it owns (its traffic selectors, RFC 7296 2.9: what it may send
+ * from and what is sent to it). */
+#define TUNNEL_PEER_NAME_MAX 32
+#define TUNNEL_TS_MAX 16
+struct tunnel_peer_config {
+  char name[TUNNEL_PEER_NAME_MAX];
+  unsigned line, ts_line; /* its section's first line, its remote_ts line */
+  struct sockaddr_storage peer;
+  socklen_t peer_len;
+  char peer_s[128];
+  gostx_esp_transform transform;
+  uint32_t spi_out, spi_in;
+  char key_out[TUNNEL_PATH_MAX], key_in[TUNNEL_PATH_MAX];
+  struct tunnel_prefix ts[TUNNEL_TS_MAX];
+  size_t nts;
+};
+
 struct tunnel_config {
   char path[TUNNEL_PATH_MAX]; /* the config file, for messages */
   int keying;                 /* TUNNEL_KEYING_* */
@@ -117,6 +138,13 @@ struct tunnel_config {
    * datagram) go as RFC 7383 fragments when the peer supports them */
   int fragmentation;
   unsigned fragment_size;
+  /* a [peer] section's remote_ts while it is read (then its peer's) */
+  struct tunnel_prefix ts[TUNNEL_TS_MAX];
+  size_t nts;
+  /* the [peer] sections, in order (none: the point-to-point tunnel);
+   * allocated: tunnel_config_free */
+  struct tunnel_peer_config *peers;
+  size_t npeers;
 };
 
 /* Counters of one worker; the status sums them. */
@@ -136,6 +164,10 @@ struct tunnel_counters {
    * included), in nanoseconds. What the worker's CPU time holds beyond
    * them is the rest: segmenting, checks, poll, bookkeeping. */
   _Atomic uint64_t ns_tun_read, ns_seal, ns_udp_send, ns_udp_recv, ns_open, ns_tun_write;
+  /* a gateway's: packets to an inner address no peer owns (dropped, never
+   * sent in clear), and authentic ones from a peer with an inner source
+   * outside its remote_ts */
+  _Atomic uint64_t tx_noroute, rx_selector;
 };
 
 struct tunnel;
@@ -163,6 +195,29 @@ struct tunnel_worker {
   uint8_t *gro;   /* with t->tun_vnet: TUNNEL_GRO_OUT for the packets joined */
 };
 
+/* A static SA pair and the state file that reserves its numbers
+ * (tunnel_state.c): the point-to-point tunnel's one, or a gateway peer's. */
+struct tunnel_state {
+  char path[TUNNEL_PATH_MAX + 48]; /* the state file (a peer's: STATE.peer.NAME) */
+  /* the SAs whose numbers it reserves (changed by a reload, under lock) */
+  _Atomic(struct tunnel_sa *) st_out;
+  _Atomic(struct tunnel_sa *) st_in;
+  uint8_t fp_out[TUNNEL_FP_LEN], fp_in[TUNNEL_FP_LEN]; /* the SAs' key fingerprints */
+  int legacy; /* the file is of the one-number format (before 2026-11-26) */
+  /* the outbound SA's highest sequence number reserved on disk (all up to
+   * it may have been used; st_out->seq_used: handed out) */
+  _Atomic uint64_t seq_saved;
+  /* the inbound SA: the highest sequence number reserved on disk (all up
+   * to it may have been accepted), the margin the next reservation takes,
+   * and how many packets it had accepted by the last tick (main thread;
+   * st_in->accepted: now) */
+  _Atomic uint64_t in_saved;
+  _Atomic uint64_t in_margin;
+  _Atomic uint64_t in_accepted_tick;
+  pthread_mutex_t lock;   /* one writer of the file at a time */
+  atomic_int save_failed; /* the file could not be written (said once) */
+};
+
 struct tunnel {
   struct tunnel_config cfg;
   /* the data path's SAs (tunnel_sa.h): the one that seals, and the
@@ -173,10 +228,8 @@ struct tunnel {
   /* the SPI of the last ESP packet of no inbound SA, 0 once read: the IKE
    * thread, holding no IKE SA, tells the peer (RFC 7296 1.5 INVALID_SPI) */
   _Atomic uint32_t spi_unknown;
-  /* the static keys' SAs, whose numbers the state file reserves (changed
-   * by a reload, under state_lock) */
-  _Atomic(struct tunnel_sa *) st_out;
-  _Atomic(struct tunnel_sa *) st_in;
+  /* the static keys' SA pair and its state file */
+  struct tunnel_state sf;
   /* a reload in progress (tunnel_reload.c, main thread): the new outbound
    * SA until it seals, the inbound SA it replaces until that is retired */
   struct tunnel_sa *next_out;
@@ -184,23 +237,11 @@ struct tunnel {
   int old_in_live;
   uint64_t old_in_accepted;
   long long reload_at, switched_at, old_in_moved_at; /* CLOCK_MONOTONIC seconds */
-  uint8_t fp_out[TUNNEL_FP_LEN], fp_in[TUNNEL_FP_LEN]; /* the SAs' key fingerprints */
   int new_keys; /* --new-keys: the keys that the state file does not know are new */
-  int legacy_state; /* the state file is of the one-number format (before 2026-11-26) */
-  /* the static outbound SA's highest sequence number reserved on disk (all
-   * up to it may have been used; st_out->seq_used: handed out) */
-  _Atomic uint64_t seq_saved;
-  /* the static inbound SA: the highest sequence number reserved on disk
-   * (all up to it may have been accepted), the margin the next reservation
-   * takes, and how many packets it had accepted by the last tick (main
-   * thread; st_in->accepted: now) */
-  _Atomic uint64_t in_saved;
-  _Atomic uint64_t in_margin;
-  _Atomic uint64_t in_accepted_tick;
-  pthread_mutex_t state_lock; /* one writer of the state file at a time */
+  /* keying = static with [peer] sections: the gateway's peers (tunnel_gw.h) */
+  struct tunnel_gw *gw;
   int lock_fd;                /* STATE.lock, held while the tunnel runs */
   atomic_int stop;
-  atomic_int save_failed; /* the state file could not be written (said once) */
   /* UDP offloads: GSO on the sends until the kernel refuses one (then
    * gso_errno says why, and it stays off); GRO on the receiving sockets.
    * *_errno: why the offload is off (0: udp_offload = off or on). */
@@ -228,8 +269,16 @@ struct tunnel {
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
 
-/* cli/tunnel/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one line. */
+/* cli/tunnel/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one
+ * line (cfg then holds nothing allocated). */
 int tunnel_config_read(const char *path, struct tunnel_config *cfg);
+/* Frees what tunnel_config_read allocated in cfg (the peers). */
+void tunnel_config_free(struct tunnel_config *cfg);
+/* The config of peer p's SA pair as a point-to-point config: cfg's
+ * settings with p's address, transform, SPIs and key files (for
+ * tunnel_load_keys). */
+void tunnel_config_of_peer(const struct tunnel_config *cfg, const struct tunnel_peer_config *p,
+                           struct tunnel_config *out);
 /* The config name of a transform ("kuznyechik-mgm-ktree", ...). */
 const char *tunnel_transform_name(gostx_esp_transform t);
 /* The SAs from the key files (32 bytes, or 32 + salt: raw or hex). 0, or
@@ -303,36 +352,38 @@ void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock);
  * tun_tso, tun_uso. A refusal leaves that one off, said in one line. */
 void tunnel_tun_offload(struct tunnel *t, int fd);
 
-/* cli/tunnel/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
- * the SAs' key fingerprints, the outbound sequence numbers and the inbound
- * window's top, each reserved ahead of use. */
-/* The key fingerprints of t's SAs into t->fp_out / t->fp_in. */
-int tunnel_fingerprints(struct tunnel *t);
-/* Reads the state file and checks it against the keys, the limit and
+/* cli/tunnel/tunnel_state.c: the state files (docs/TUNNEL.md, "The state
+ * file"): an SA pair's key fingerprints, its outbound sequence numbers and
+ * its inbound window's top, each reserved ahead of use. The point-to-point
+ * tunnel has one (t->sf), a gateway one per peer (STATE.peer.NAME); the
+ * calls on t cover them all. */
+/* The key fingerprints of sf's SAs into sf->fp_out / sf->fp_in. */
+int tunnel_fingerprints(struct tunnel_state *sf);
+/* Reads the state files and checks them against the keys, the limit and
  * t->new_keys: 0, or CLI_EXIT_FAIL after one line. With run, first takes
  * STATE.lock (held until exit); without (--check), changes nothing. */
 int tunnel_state_load(struct tunnel *t, int run);
-/* Once the sockets and the TUN device are open: writes the state file with
- * the first reservation (a disk that cannot take it shows at start). */
+/* Once the sockets and the TUN device are open: writes the state files
+ * with the first reservations (a disk that cannot take them shows at start). */
 int tunnel_state_begin(struct tunnel *t);
 /* Whether the tunnel of this state file runs (STATE.lock held): 1, 0, or
  * -1 after a message. */
 int tunnel_state_running(const struct tunnel_config *cfg);
-/* Before sa (t->st_out) seals outbound sequence numbers up to last (taken
+/* Before sa (sf->st_out) seals outbound sequence numbers up to last (taken
  * by tunnel_sa_take): reserves them on disk, unless a reload moved the
  * state file on meanwhile. 0, or -1 when the state file could not be
  * written (the numbers taken are then left unused). */
-int tunnel_out_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t last);
-/* Before sa (t->st_in) accepts inbound sequence numbers up to top:
+int tunnel_out_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t last);
+/* Before sa (sf->st_in) accepts inbound sequence numbers up to top:
  * reserves them on disk. 0, or -1 when the state file could not be written
  * (the packets are then dropped). */
-int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top);
+int tunnel_in_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t top);
 /* A reload's new keys: the state file moves to the SA pair out, in (new
  * keys: numbered from 1, reserved from now on); the pair before goes on
  * uncounted until retired (its keys left the config: no restart uses them
  * again). Refused (CLI_EXIT_FAIL after one line) when a new key is one of
  * the current pair's, or the file cannot be written. */
-int tunnel_state_rekey(struct tunnel *t, struct tunnel_sa *out, struct tunnel_sa *in);
+int tunnel_state_rekey(struct tunnel_state *sf, struct tunnel_sa *out, struct tunnel_sa *in);
 
 /* cli/tunnel/tunnel_reload.c: SIGHUP. The config read again; new key
  * files and SPIs become a new SA pair, make-before-break: the inbound SA
@@ -346,11 +397,15 @@ int tunnel_state_rekey(struct tunnel *t, struct tunnel_sa *out, struct tunnel_sa
 void tunnel_reload(struct tunnel *t);
 /* Each second (main thread): the switch and the retirement when due. */
 void tunnel_reload_tick(struct tunnel *t);
-/* Each second (main thread): the inbound margin follows the rate, and the
- * reservation is renewed before the workers reach it. */
+/* Each second (main thread): the inbound margins follow the rates, and the
+ * reservations are renewed before the workers reach them. */
 void tunnel_state_tick(struct tunnel *t);
 /* At a clean stop: the exact numbers, so a restart skips none. */
 void tunnel_state_close(struct tunnel *t);
+
+/* cli/tunnel/tunnel_status_json.c: the status file in as one JSON object
+ * out (--status --json): 0, or -1 on a read error. */
+int tunnel_status_json(FILE *in, FILE *out);
 
 /* Adds n to one of a worker's counters (only the status reads them). */
 #define TUNNEL_ADD(ctr, n) atomic_fetch_add_explicit(&(ctr), (n), memory_order_relaxed)
@@ -379,8 +434,14 @@ void tun_write(struct tunnel_worker *w, struct tunnel_gro *gro, uint8_t *pkt, si
 void tun_flush(struct tunnel_worker *w, struct tunnel_gro *gro);
 
 /* cli/tunnel/udp_offload.c: the UDP socket as datagrams, whatever its
- * offloads. Sends iov[0..n) (at most TUNNEL_BURST) to the peer, counted. */
-void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n);
+ * offloads. Sends iov[0..n) (at most TUNNEL_BURST) to `to` (NULL: the
+ * peer of the point-to-point tunnel), counted. */
+void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n,
+              const struct sockaddr_storage *to, socklen_t to_len);
+/* b[0..n) after sealing, of which got were given numbers: the good ones
+ * sent to `to` (NULL: the point-to-point peer), the rest counted dropped. */
+void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n, unsigned got,
+                        const struct sockaddr_storage *to, socklen_t to_len);
 /* One receive: up to TUNNEL_RX_BUFS buffers, each one datagram or a GRO
  * train of them. */
 struct udp_rx {
@@ -402,6 +463,38 @@ int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t 
 
 /* cli/tunnel/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);
+/* The ESP next header for an IP packet from the TUN device (4: IPv4, 41:
+ * IPv6), or 0 when it is neither. */
+static inline uint8_t tunnel_next_header_of(const uint8_t *p, size_t len) {
+  if (len >= 20 && p[0] >> 4 == 4) return 4;
+  if (len >= 40 && p[0] >> 4 == 6) return 41;
+  return 0;
+}
+/* An authentic packet whose inner source is outside its gateway peer's
+ * remote_ts (b[i].status, beside lib/esp's GOSTX_E* codes) */
+#define TUNNEL_ESP_SELECTOR (-100)
+
+/* The calling thread's CPU time: a worker preempted inside a phase (both
+ * tunnel ends, iperf3 and the stack share few cores) is not charged for
+ * the wait. A system call each (no vDSO for this clock): timing = yes only. */
+static inline uint64_t tunnel_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* With timing = yes, the CPU time a call took added to a worker's ns_ counter:
+ * TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(...)). Without it, the call
+ * alone (one predictable branch). */
+#define TUNNEL_TIMED(w, ctr, call)                                                                 \
+  do {                                                                                             \
+    if (!(w)->t->cfg.timing) {                                                                     \
+      call;                                                                                        \
+      break;                                                                                       \
+    }                                                                                              \
+    const uint64_t t0_ = tunnel_cpu_ns();                                                          \
+    call;                                                                                          \
+    TUNNEL_ADD((w)->c.ctr, tunnel_cpu_ns() - t0_);                                                 \
+  } while (0)
 /* The sums of every worker's counters as "name value" lines into f. */
 void tunnel_counters_print(struct tunnel *t, FILE *f);
 

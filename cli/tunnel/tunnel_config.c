@@ -363,6 +363,20 @@ static int set_id(struct tunnel_config *cfg, size_t off, const char *v) {
   return parse_id(v, (struct tunnel_ike_id *)((char *)cfg + off));
 }
 
+/* remote_ts: the inner prefixes a gateway's peer owns, "10.1.0.0/16,
+ * fd00:1::/48" (at most TUNNEL_TS_MAX) */
+static int set_ts(struct tunnel_config *cfg, size_t off, const char *v) {
+  char list[LINE_MAX_BYTES + 1];
+  (void)off;
+  snprintf(list, sizeof list, "%s", v);
+  cfg->nts = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+    if (cfg->nts == TUNNEL_TS_MAX || tunnel_prefix_parse(trim(tok), &cfg->ts[cfg->nts++]))
+      return -1;
+  return cfg->nts ? 0 : -1;
+}
+
 /* The refusals of a bad value: settings with a message of their own. */
 static int bad_value(const struct cfg_at *at, const char *k, const char *v) {
   return cli_usage("%s:%u: bad value for %s: '%s'", at->path, at->line, k, v);
@@ -393,6 +407,12 @@ static int bad_crl(const struct cfg_at *at, const char *k, const char *v) {
 static int bad_revocation(const struct cfg_at *at, const char *k, const char *v) {
   (void)k;
   return cli_usage("%s:%u: bad revocation '%s': require, warn or off", at->path, at->line, v);
+}
+static int bad_ts(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad remote_ts '%s': prefixes as 10.1.0.0/16 or fd00:1::/48 (no "
+                   "bits set past the length), separated by commas, at most %d",
+                   at->path, at->line, v, TUNNEL_TS_MAX);
 }
 static int bad_spi(const struct cfg_at *at, const char *k, const char *v) {
   (void)v;
@@ -451,18 +471,27 @@ static const struct {
     {"nat_keepalive_seconds", set_u64, CFG(nat_keepalive_seconds), 0, ONLY_IKE, bad_value},
     {"fragmentation", set_yes_no, CFG(fragmentation), 0, ONLY_IKE, bad_value},
     {"fragment_size", set_fragment_size, 0, 0, ONLY_IKE, bad_value},
+    {"remote_ts", set_ts, 0, 0, ONLY_STATIC, bad_ts},
 };
 #undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
 
-/* One line, its comment cut: blank, or KEY = VALUE applied to cfg, each
- * setting once (first_line: where each was given, 0: not yet). */
-static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char *line,
-                       unsigned *first_line) {
-  char *hash = strchr(line, '#');
-  if (hash) *hash = 0;
-  char *s = trim(line);
-  if (!*s) return 0;
+/* The settings of a [peer NAME] section, all required there; in a config
+ * with such sections, given nowhere else. */
+static const char *const peer_settings[] = {"peer",    "transform", "spi_out",  "spi_in",
+                                            "key_out", "key_in",    "remote_ts"};
+#define NPEER_SETTINGS (sizeof peer_settings / sizeof *peer_settings)
+static int is_peer_setting(const char *name) {
+  for (size_t i = 0; i < NPEER_SETTINGS; i++)
+    if (!strcmp(name, peer_settings[i])) return 1;
+  return 0;
+}
+
+/* One line s (its comment cut, trimmed, not blank): KEY = VALUE applied to
+ * cfg, each setting once (first_line: where each was given, 0: not yet);
+ * in a [peer] section (in_peer) only the peer's settings. */
+static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char *s,
+                       unsigned *first_line, int in_peer) {
   char *eq = strchr(s, '=');
   if (!eq) return cli_usage("%s:%u: expected KEY = VALUE", at->path, at->line);
   *eq = 0;
@@ -470,6 +499,10 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   size_t i = 0;
   while (i < NSETTINGS && strcmp(k, settings[i].name)) i++;
   if (i == NSETTINGS) return cli_usage("%s:%u: unknown setting '%s'", at->path, at->line, k);
+  if (in_peer && !is_peer_setting(k))
+    return cli_usage("%s:%u: %s is a setting of the whole gateway: give it before the first "
+                     "[peer] section",
+                     at->path, at->line, k);
   if (first_line[i] && settings[i].set != set_crl) /* crl: one line per file or folder */
     return cli_usage("%s:%u: %s given twice (first on line %u)", at->path, at->line, k,
                      first_line[i]);
@@ -477,22 +510,119 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   return settings[i].set(cfg, settings[i].off, v) ? settings[i].refuse(at, k, v) : 0;
 }
 
-/* Every line of f into cfg: 0, or CLI_EXIT_USAGE after one line. */
+/* A [peer NAME] section being read: its settings go to sect. */
+struct peer_section {
+  struct tunnel_config sect;
+  unsigned first_line[NSETTINGS];
+  char name[TUNNEL_PEER_NAME_MAX];
+  unsigned line; /* 0: none open */
+};
+
+/* "[peer NAME]" (s trimmed): NAME into name, 0; -1 when s is no such header. */
+static int peer_header(const char *s, char *name) {
+  size_t n = strlen(s);
+  if (strncmp(s, "[peer", 5) || n < 7 || s[n - 1] != ']' || !isspace((unsigned char)s[5]))
+    return -1;
+  const char *b = s + 5;
+  while (isspace((unsigned char)*b)) b++;
+  size_t len = (size_t)(s + n - 1 - b);
+  if (!len || len >= TUNNEL_PEER_NAME_MAX || *b == '.') return -1;
+  for (size_t i = 0; i < len; i++)
+    if (!isalnum((unsigned char)b[i]) && !strchr("-_.", b[i])) return -1;
+  memcpy(name, b, len);
+  name[len] = 0;
+  return 0;
+}
+
+/* What a [peer] section sets, between a config's fields and a peer's of
+ * the same names: c's into p (to_peer), else p's into c. */
+static void peer_copy(struct tunnel_config *c, struct tunnel_peer_config *p, int to_peer) {
+#define PEER_FIELD(f)                                                                              \
+  (to_peer ? memcpy(&p->f, &c->f, sizeof p->f) : memcpy(&c->f, &p->f, sizeof c->f))
+  PEER_FIELD(peer), PEER_FIELD(peer_len), PEER_FIELD(peer_s), PEER_FIELD(transform);
+  PEER_FIELD(spi_out), PEER_FIELD(spi_in), PEER_FIELD(key_out), PEER_FIELD(key_in);
+  PEER_FIELD(ts), PEER_FIELD(nts);
+#undef PEER_FIELD
+}
+
+/* The open section, checked, appended to cfg->peers. */
+static int peer_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
+  if (!ps->line) return 0;
+  struct tunnel_config *c = &ps->sect;
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (is_peer_setting(settings[i].name) && !ps->first_line[i])
+      return cli_usage("%s:%u: [peer %s]: missing setting '%s'", path, ps->line, ps->name,
+                       settings[i].name);
+  if (c->spi_in == c->spi_out)
+    return cli_usage("%s:%u: [peer %s]: spi_in and spi_out must differ", path, ps->line,
+                     ps->name);
+  struct tunnel_peer_config *np = realloc(cfg->peers, (cfg->npeers + 1) * sizeof *np);
+  if (!np) return cli_usage("%s: out of memory", path);
+  cfg->peers = np;
+  struct tunnel_peer_config *p = &np[cfg->npeers++];
+  memset(p, 0, sizeof *p);
+  memcpy(p->name, ps->name, sizeof p->name);
+  p->line = ps->line;
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (!strcmp(settings[i].name, "remote_ts")) p->ts_line = ps->first_line[i];
+  peer_copy(c, p, 1);
+  ps->line = 0;
+  return 0;
+}
+
+/* A [peer NAME] header at `at`: the section before closed, this one opened. */
+static int peer_open(struct tunnel_config *cfg, struct peer_section *ps, const struct cfg_at *at,
+                     const char *s) {
+  char name[TUNNEL_PEER_NAME_MAX];
+  if (peer_header(s, name))
+    return cli_usage("%s:%u: expected [peer NAME] (NAME: letters, digits, '-', '_' and '.', "
+                     "at most %d, not starting with '.')",
+                     at->path, at->line, TUNNEL_PEER_NAME_MAX - 1);
+  int rc = peer_close(cfg, ps, at->path);
+  if (rc) return rc;
+  for (size_t i = 0; i < cfg->npeers; i++)
+    if (!strcmp(cfg->peers[i].name, name))
+      return cli_usage("%s:%u: [peer %s] given twice (first on line %u)", at->path, at->line,
+                       name, cfg->peers[i].line);
+  memset(&ps->sect, 0, sizeof ps->sect);
+  memset(ps->first_line, 0, sizeof ps->first_line);
+  memcpy(ps->name, name, sizeof name);
+  ps->line = at->line;
+  return 0;
+}
+
+/* Every line of f into cfg, and each [peer NAME] section into cfg->peers:
+ * 0, or CLI_EXIT_USAGE after one line. */
 static int config_lines(FILE *f, struct tunnel_config *cfg, const char *path, unsigned *first_line) {
   char line[LINE_MAX_BYTES + 1];
   struct cfg_at at = {path, 0};
   int rc = 0, nul;
   long len;
+  struct peer_section *ps = calloc(1, sizeof *ps); /* big: a whole config */
+  if (!ps) return cli_usage("%s: out of memory", path);
   while (!rc && (len = read_line(f, line, &nul)) >= 0) {
     at.line++;
     /* refused, not cut: the rest of a long comment would be read as a
      * setting of its own, and what follows a NUL would vanish */
-    if (len > LINE_MAX_BYTES)
-      return cli_usage("%s:%u: line longer than %d bytes", path, at.line, LINE_MAX_BYTES);
-    if (nul) return cli_usage("%s:%u: a NUL byte in the line", path, at.line);
-    rc = config_line(cfg, &at, line, first_line);
+    if (len > LINE_MAX_BYTES) {
+      rc = cli_usage("%s:%u: line longer than %d bytes", path, at.line, LINE_MAX_BYTES);
+      break;
+    }
+    if (nul) {
+      rc = cli_usage("%s:%u: a NUL byte in the line", path, at.line);
+      break;
+    }
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *s = trim(line);
+    if (!*s) continue;
+    if (*s == '[') rc = peer_open(cfg, ps, &at, s);
+    else if (ps->line) rc = config_line(&ps->sect, &at, s, ps->first_line, 1);
+    else rc = config_line(cfg, &at, s, first_line, 0);
   }
   if (!rc && ferror(f)) rc = cli_usage("%s: read error", path);
+  if (!rc) rc = peer_close(cfg, ps, path);
+  free(ps);
   return rc;
 }
 
@@ -572,20 +702,71 @@ static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned
   return 0;
 }
 
+/* A gateway's peers together: the top level without a peer's settings,
+ * every SPI of one peer only (the inbound ones pick the peer), no inner
+ * prefix owned by two peers (where would a packet to it go?), each peer of
+ * local's address family. */
+static int gateway_check(const struct tunnel_config *cfg, const char *path,
+                         const unsigned *first_line) {
+  if (cfg->keying != TUNNEL_KEYING_STATIC)
+    return cli_usage("%s:%u: [peer] sections are for keying = static (a gateway of IKEv2 "
+                     "peers is not there yet)",
+                     path, cfg->peers[0].line);
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (first_line[i] && is_peer_setting(settings[i].name))
+      return cli_usage("%s:%u: %s is a setting of a [peer] section (this config has them: a "
+                       "gateway)",
+                       path, first_line[i], settings[i].name);
+  for (size_t j = 0; j < cfg->npeers; j++) {
+    const struct tunnel_peer_config *b = &cfg->peers[j];
+    if (b->peer.ss_family != cfg->local.ss_family)
+      return cli_usage("%s:%u: [peer %s]: local and peer are of different address families",
+                       path, b->line, b->name);
+    for (size_t i = 0; i < j; i++) {
+      const struct tunnel_peer_config *a = &cfg->peers[i];
+      const uint32_t sa[2] = {a->spi_out, a->spi_in}, sb[2] = {b->spi_out, b->spi_in};
+      for (int x = 0; x < 4; x++)
+        if (sa[x / 2] == sb[x % 2])
+          return cli_usage("%s:%u: [peer %s]: %s 0x%08x is peer %s's %s too: every SPI of "
+                           "the gateway is one peer's",
+                           path, b->line, b->name, x % 2 ? "spi_in" : "spi_out",
+                           (unsigned)sb[x % 2], a->name, x / 2 ? "spi_in" : "spi_out");
+      for (size_t m = 0; m < a->nts; m++)
+        for (size_t k = 0; k < b->nts; k++)
+          if (tunnel_prefix_overlap(&a->ts[m], &b->ts[k])) {
+            char pa[64], pb[64];
+            tunnel_prefix_format(&a->ts[m], pa, sizeof pa);
+            tunnel_prefix_format(&b->ts[k], pb, sizeof pb);
+            return cli_usage("%s:%u: [peer %s]: remote_ts %s overlaps peer %s's %s (each "
+                             "inner address is one peer's)",
+                             path, b->ts_line, b->name, pb, a->name, pa);
+          }
+    }
+  }
+  return 0;
+}
+
 /* What the settings must say together, and the defaults that follow from
  * them. */
 static int config_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line) {
-  const int ike = cfg->keying == TUNNEL_KEYING_IKEV2;
+  const int ike = cfg->keying == TUNNEL_KEYING_IKEV2, gw = cfg->npeers > 0;
   int rc = mixed_keying(cfg, path, first_line);
+  if (!rc && gw) rc = gateway_check(cfg, path, first_line);
   if (rc) return rc;
   for (size_t i = 0; i < NSETTINGS; i++)
     if (settings[i].required && !first_line[i] &&
-        settings[i].only != (ike ? ONLY_STATIC : ONLY_IKE))
+        settings[i].only != (ike ? ONLY_STATIC : ONLY_IKE) &&
+        !(gw && is_peer_setting(settings[i].name)))
       return cli_usage("%s: missing setting '%s'", path, settings[i].name);
+  for (size_t i = 0; !gw && i < NSETTINGS; i++)
+    if (first_line[i] && !strcmp(settings[i].name, "remote_ts"))
+      return cli_usage("%s:%u: remote_ts is a setting of a [peer NAME] section (a gateway's "
+                       "peer)",
+                       path, first_line[i]);
   if (ike && (rc = ike_check(cfg, path, first_line))) return rc;
-  if (cfg->local.ss_family != cfg->peer.ss_family)
+  if (!gw && cfg->local.ss_family != cfg->peer.ss_family)
     return cli_usage("%s: local and peer are of different address families", path);
-  if (!ike && cfg->spi_in == cfg->spi_out)
+  if (!ike && !gw && cfg->spi_in == cfg->spi_out)
     return cli_usage("%s: spi_in and spi_out must differ", path);
   if (strlen(cfg->state) + 8 > sizeof cfg->status)
     return cli_usage("%s: the state path is too long", path);
@@ -619,7 +800,23 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
   unsigned first_line[NSETTINGS] = {0};
   int rc = config_lines(f, cfg, path, first_line);
   fclose(f);
-  return rc ? rc : config_check(cfg, path, first_line);
+  if (!rc) rc = config_check(cfg, path, first_line);
+  if (rc) tunnel_config_free(cfg);
+  return rc;
+}
+
+void tunnel_config_free(struct tunnel_config *cfg) {
+  free(cfg->peers);
+  cfg->peers = NULL;
+  cfg->npeers = 0;
+}
+
+void tunnel_config_of_peer(const struct tunnel_config *cfg, const struct tunnel_peer_config *p,
+                           struct tunnel_config *out) {
+  *out = *cfg;
+  out->peers = NULL;
+  out->npeers = 0;
+  peer_copy(out, (struct tunnel_peer_config *)p, 0); /* from p only */
 }
 
 static int hexval(int c) {

@@ -86,7 +86,7 @@ void tunnel_reload(struct tunnel *t) {
   }
   if (read_next(t, &next) || new_pair(t, &next, &out, &in)) return;
   uint32_t old_spi_in = t->cfg.spi_in;
-  if (tunnel_state_rekey(t, out, in)) {
+  if (tunnel_state_rekey(&t->sf, out, in)) {
     tunnel_sa_free(out);
     tunnel_sa_free(in);
     return;
@@ -112,7 +112,7 @@ void tunnel_reload(struct tunnel *t) {
 /* The outbound switch: once the peer sends under the new SAs (then it has
  * ours), or TUNNEL_RELOAD_SWITCH seconds after the reload. */
 static void switch_when_due(struct tunnel *t, long long now) {
-  if (!atomic_load(&t->st_in->accepted) && now - t->reload_at < TUNNEL_RELOAD_SWITCH) return;
+  if (!atomic_load(&t->sf.st_in->accepted) && now - t->reload_at < TUNNEL_RELOAD_SWITCH) return;
   uint32_t spi = t->next_out->esp.spi;
   (void)tunnel_sa_switch_out(t, t->next_out); /* cannot fail: an outbound SA */
   t->next_out = NULL;
@@ -137,7 +137,7 @@ static void retire_when_quiet(struct tunnel *t, long long now) {
     t->old_in_moved_at = now;
   }
   int peer_switched =
-      atomic_load(&t->st_in->accepted) || now - t->switched_at >= TUNNEL_RELOAD_SWITCH;
+      atomic_load(&t->sf.st_in->accepted) || now - t->switched_at >= TUNNEL_RELOAD_SWITCH;
   int quiet = peer_switched && now - t->old_in_moved_at >= TUNNEL_RELOAD_QUIET;
   if (!quiet && now - t->switched_at < TUNNEL_RELOAD_RETIRE_MAX) return;
   (void)tunnel_sa_retire_in(t, t->old_spi_in);

@@ -67,19 +67,19 @@ static gostx_esp_keycache *kc_of(struct tunnel_sa *sa, const struct tunnel_worke
 
 /* Only the worker writes its epoch: a load and a store, no atomic add (on
  * x86 the entering store is one xchg, the leaving one a plain mov). */
-static void enter(struct tunnel_worker *w) {
+void tunnel_sa_enter(struct tunnel_worker *w) {
   uint64_t e = atomic_load_explicit(&w->sa_epoch, memory_order_relaxed);
   atomic_store_explicit(&w->sa_epoch, e + 1, memory_order_seq_cst);
 }
 
-static void leave(struct tunnel_worker *w) {
+void tunnel_sa_leave(struct tunnel_worker *w) {
   uint64_t e = atomic_load_explicit(&w->sa_epoch, memory_order_relaxed);
   atomic_store_explicit(&w->sa_epoch, e + 1, memory_order_release);
 }
 
 /* Returns once every worker that was inside a span when this was called
  * has left it: what was unlinked before is out of every worker's reach. */
-static void grace_period(struct tunnel *t) {
+void tunnel_sa_grace(struct tunnel *t) {
   for (unsigned i = 0; i < t->nworkers; i++) {
     uint64_t e = atomic_load(&t->w[i].sa_epoch);
     if (!(e & 1)) continue; /* outside: its next span loads the pointers anew */
@@ -138,8 +138,8 @@ int tunnel_sa_add_in(struct tunnel *t, struct tunnel_sa *sa) {
 static void out_to(struct tunnel *t, struct tunnel_sa *sa) {
   pthread_mutex_lock(&t->sa_lock);
   struct tunnel_sa *old = atomic_exchange(&t->sa_out, sa);
-  grace_period(t); /* no burst seals with old any more */
-  if (old == t->st_out) t->st_out = NULL;
+  tunnel_sa_grace(t); /* no burst seals with old any more */
+  if (old == t->sf.st_out) t->sf.st_out = NULL;
   tunnel_sa_free(old);
   pthread_mutex_unlock(&t->sa_lock);
 }
@@ -157,8 +157,8 @@ int tunnel_sa_retire_in(struct tunnel *t, uint32_t spi) {
   int i;
   struct tunnel_sa *old = in_lookup(t, spi, &i) ? atomic_exchange(&t->sa_in[i], NULL) : NULL;
   if (old) {
-    grace_period(t);
-    if (old == t->st_in) t->st_in = NULL;
+    tunnel_sa_grace(t);
+    if (old == t->sf.st_in) t->sf.st_in = NULL;
     tunnel_sa_free(old);
   }
   pthread_mutex_unlock(&t->sa_lock);
@@ -210,37 +210,41 @@ void tunnel_sa_print(struct tunnel *t, FILE *f) {
 void tunnel_sa_clear_all(struct tunnel *t) {
   tunnel_sa_free(atomic_exchange(&t->sa_out, NULL));
   for (int i = 0; i < TUNNEL_SA_IN_MAX; i++) tunnel_sa_free(atomic_exchange(&t->sa_in[i], NULL));
-  t->st_out = t->st_in = NULL;
+  t->sf.st_out = t->sf.st_in = NULL;
 }
 
 /* ---- the workers ---- */
 
-unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
-  struct tunnel *t = w->t;
+unsigned tunnel_sa_seal_under(struct tunnel_worker *w, struct tunnel_sa *sa,
+                              struct tunnel_state *sf, gostx_esp_packet *b, unsigned n) {
   unsigned got = 0;
-  enter(w);
-  struct tunnel_sa *sa = atomic_load(&t->sa_out);
-  if (sa) {
-    uint64_t first = tunnel_sa_take(sa, n, &got);
-    /* the static keys' numbers are reserved in the state file before use */
-    if (got && sa == t->st_out && tunnel_out_reserve(t, sa, first + got - 1)) got = 0;
-    if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
-    uint64_t bytes = 0;
-    for (unsigned i = 0; i < got; i++) bytes += b[i].status ? 0 : b[i].len;
-    atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed); /* one add a burst */
-  }
-  leave(w);
+  uint64_t first = tunnel_sa_take(sa, n, &got);
+  /* the static keys' numbers are reserved in the state file before use */
+  if (got && sa == sf->st_out && tunnel_out_reserve(sf, sa, first + got - 1)) got = 0;
+  if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < got; i++) bytes += b[i].status ? 0 : b[i].len;
+  atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed); /* one add a burst */
   return got;
 }
 
-static uint32_t spi_of(const uint8_t *pkt) {
+unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
+  struct tunnel *t = w->t;
+  unsigned got = 0;
+  tunnel_sa_enter(w);
+  struct tunnel_sa *sa = atomic_load(&t->sa_out);
+  if (sa) got = tunnel_sa_seal_under(w, sa, &t->sf, b, n);
+  tunnel_sa_leave(w);
+  return got;
+}
+
+uint32_t tunnel_spi_of(const uint8_t *pkt) {
   return (uint32_t)pkt[0] << 24 | (uint32_t)pkt[1] << 16 | (uint32_t)pkt[2] << 8 | pkt[3];
 }
 
-/* Opens b[0..n) under sa, then accepts the authentic new ones: the window
- * moved under its lock, the statuses of the rest set. */
-static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycache *kc,
-                       gostx_esp_packet *b, size_t n) {
+void tunnel_sa_open_under(struct tunnel_worker *w, struct tunnel_sa *sa,
+                          struct tunnel_state *sf, gostx_esp_packet *b, size_t n) {
+  gostx_esp_keycache *kc = kc_of(sa, w);
   pthread_mutex_lock(&sa->replay_lock);
   gostx_esp_replay window = sa->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&sa->replay_lock);
@@ -252,7 +256,7 @@ static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycach
   uint64_t top = 0;
   for (size_t i = 0; i < n; i++)
     if (!b[i].status && b[i].seq > top) top = b[i].seq;
-  int unsaved = sa == t->st_in && top && tunnel_in_reserve(t, sa, top);
+  int unsaved = sa == sf->st_in && top && tunnel_in_reserve(sf, sa, top);
   uint64_t accepted = 0, bytes = 0;
   pthread_mutex_lock(&sa->replay_lock);
   for (size_t i = 0; i < n; i++) {
@@ -268,11 +272,11 @@ static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycach
 
 void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
   if (!n) return;
-  enter(w);
+  tunnel_sa_enter(w);
   int slot;
-  struct tunnel_sa *sa = in_lookup(w->t, spi_of(b[0].in), &slot);
-  if (sa) open_under(w->t, sa, kc_of(sa, w), b, n);
+  struct tunnel_sa *sa = in_lookup(w->t, tunnel_spi_of(b[0].in), &slot);
+  if (sa) tunnel_sa_open_under(w, sa, &w->t->sf, b, n);
   else
     for (size_t i = 0; i < n; i++) b[i].status = GOSTX_EINVAL;
-  leave(w);
+  tunnel_sa_leave(w);
 }

@@ -121,6 +121,25 @@ void tunnel_sa_clear_all(struct tunnel *t);
 
 /* ---- the workers ---- */
 
+/* The span in which a worker holds SA pointers (w->sa_epoch odd), and the
+ * keying side's wait until every worker inside one when it was called has
+ * left it: whatever was unlinked before is then out of reach. Not nested:
+ * tunnel_sa_seal and tunnel_sa_open enter and leave one themselves. */
+void tunnel_sa_enter(struct tunnel_worker *w);
+void tunnel_sa_leave(struct tunnel_worker *w);
+void tunnel_sa_grace(struct tunnel *t);
+struct tunnel_state;
+/* Inside a span: seals b[0..n) under sa with consecutive numbers, reserved
+ * in sf's state file first when sa is its outbound SA (as tunnel_sa_seal:
+ * how many were given numbers); opens b[0..n) under sa, sf's reservation
+ * taken before its inbound SA accepts (as tunnel_sa_open). */
+unsigned tunnel_sa_seal_under(struct tunnel_worker *w, struct tunnel_sa *sa,
+                              struct tunnel_state *sf, gostx_esp_packet *b, unsigned n);
+void tunnel_sa_open_under(struct tunnel_worker *w, struct tunnel_sa *sa,
+                          struct tunnel_state *sf, gostx_esp_packet *b, size_t n);
+/* The SPI of an ESP packet (its first four bytes). */
+uint32_t tunnel_spi_of(const uint8_t *pkt);
+
 /* Each marks the span in which it holds SA pointers itself (w->sa_epoch
  * odd), so a worker never holds one between calls. */
 /* Seals b[0..n) under the current outbound SA with consecutive sequence

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tunnel.h"
+#include "tunnel_gw.h"
 
 #define STATE_MAGIC "gostx tunnel state 1\n"
 #define STATE_MAX 512 /* bytes: a longer file is no state file */
@@ -41,8 +42,8 @@ static int fingerprint(const gostx_esp_sa *sa, uint8_t fp[TUNNEL_FP_LEN]) {
   return rc;
 }
 
-int tunnel_fingerprints(struct tunnel *t) {
-  if (fingerprint(&t->st_out->esp, t->fp_out) || fingerprint(&t->st_in->esp, t->fp_in)) {
+int tunnel_fingerprints(struct tunnel_state *sf) {
+  if (fingerprint(&sf->st_out->esp, sf->fp_out) || fingerprint(&sf->st_in->esp, sf->fp_in)) {
     cli_err("tunnel: cannot derive the key fingerprints");
     return CLI_EXIT_FAIL;
   }
@@ -128,16 +129,16 @@ static int state_read(const char *path, struct state_file *st) {
 
 /* Writes the state whole (a temporary file, fsync, rename, the directory
  * synced): 0, or -1 with errno set. */
-static int state_write(const struct tunnel *t, uint64_t out, uint64_t in) {
-  const char *path = t->cfg.state;
-  char tmp[TUNNEL_PATH_MAX + 8];
+static int state_write(const struct tunnel_state *sf, uint64_t out, uint64_t in) {
+  const char *path = sf->path;
+  char tmp[sizeof sf->path + 8];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   char text[STATE_MAX], hex_out[2 * TUNNEL_FP_LEN + 1], hex_in[2 * TUNNEL_FP_LEN + 1];
   for (size_t i = 0; i < TUNNEL_FP_LEN; i++) {
-    snprintf(hex_out + 2 * i, 3, "%02x", t->fp_out[i]);
-    snprintf(hex_in + 2 * i, 3, "%02x", t->fp_in[i]);
+    snprintf(hex_out + 2 * i, 3, "%02x", sf->fp_out[i]);
+    snprintf(hex_in + 2 * i, 3, "%02x", sf->fp_in[i]);
   }
   int n = snprintf(text, sizeof text, STATE_MAGIC "out %s %llu\nin %s %llu\n", hex_out,
                    (unsigned long long)out, hex_in, (unsigned long long)in);
@@ -151,7 +152,7 @@ static int state_write(const struct tunnel *t, uint64_t out, uint64_t in) {
     return -1;
   }
   /* the rename itself durable: the directory synced */
-  char dir[TUNNEL_PATH_MAX];
+  char dir[sizeof sf->path];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
   if (slash == dir) slash[1] = 0;
@@ -170,9 +171,9 @@ static void sidecar(const struct tunnel_config *cfg, const char *ext, char *out,
 }
 
 /* The inbound top a legacy STATE.in kept (0 when absent): 0, or -1. */
-static int legacy_window(const struct tunnel_config *cfg, uint64_t *top) {
-  char path[TUNNEL_PATH_MAX + 8];
-  sidecar(cfg, ".in", path, sizeof path);
+static int legacy_window(const struct tunnel_state *sf, uint64_t *top) {
+  char path[sizeof sf->path + 8];
+  snprintf(path, sizeof path, "%s.in", sf->path);
   struct state_file w;
   *top = 0;
   if (state_read(path, &w)) return -1;
@@ -188,28 +189,17 @@ static uint64_t add_sat(uint64_t a, uint64_t b, uint64_t cap) {
   return a > cap || b > cap - a ? cap : a + b;
 }
 
-int tunnel_state_load(struct tunnel *t, int run) {
-  const char *path = t->cfg.state;
-  if (run) {
-    /* held while the tunnel runs: two tunnels on one state file would send
-     * the same numbers; --status asks it whether the tunnel runs */
-    char lock[TUNNEL_PATH_MAX + 8];
-    sidecar(&t->cfg, ".lock", lock, sizeof lock);
-    t->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-      cli_err("%s: %s", lock,
-              errno == EWOULDBLOCK ? "a tunnel with this state file is running already"
-                                   : strerror(errno));
-      return CLI_EXIT_FAIL;
-    }
-  }
-  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) {
-    /* fresh keys at every SA: no numbers to reserve, nothing written (the
-     * reservations never come due) */
-    atomic_store(&t->seq_saved, UINT64_MAX);
-    atomic_store(&t->in_saved, UINT64_MAX);
-    return 0;
-  }
+/* The state files of t: the point-to-point tunnel's one, or each peer's. */
+static size_t state_count(const struct tunnel *t) { return t->gw ? t->gw->npeers : 1; }
+static struct tunnel_state *state_at(struct tunnel *t, size_t i) {
+  return t->gw ? &t->gw->peers[i].sf : &t->sf;
+}
+
+/* One state file read into sf and checked against its keys. A gateway's
+ * --new-keys is for the peers whose files are missing or of other keys (a
+ * peer added): the others' files of these keys are taken as they are. */
+static int state_load_one(struct tunnel *t, struct tunnel_state *sf, int run) {
+  const char *path = sf->path;
   struct state_file st;
   if (state_read(path, &st)) return CLI_EXIT_FAIL;
   uint64_t out = 0, in = 0;
@@ -233,11 +223,11 @@ int tunnel_state_load(struct tunnel *t, int run) {
       return CLI_EXIT_FAIL;
     }
     out = st.out;
-    if (legacy_window(&t->cfg, &in)) return CLI_EXIT_FAIL;
+    if (legacy_window(sf, &in)) return CLI_EXIT_FAIL;
   } else {
-    int same_out = !gostx_memeq_ct(st.fp_out, t->fp_out, TUNNEL_FP_LEN);
-    int same_in = !gostx_memeq_ct(st.fp_in, t->fp_in, TUNNEL_FP_LEN);
-    if (same_out && same_in && t->new_keys) {
+    int same_out = !gostx_memeq_ct(st.fp_out, sf->fp_out, TUNNEL_FP_LEN);
+    int same_in = !gostx_memeq_ct(st.fp_in, sf->fp_in, TUNNEL_FP_LEN);
+    if (same_out && same_in && t->new_keys && !t->gw) {
       cli_err("%s: holds the state of these very keys (outbound numbers used up to %llu): "
               "they are not new; start without --new-keys",
               path, (unsigned long long)st.out);
@@ -255,7 +245,7 @@ int tunnel_state_load(struct tunnel *t, int run) {
     out = same_out ? st.out : 0;
     in = same_in ? st.in : 0;
   }
-  uint64_t limit = t->st_out->esp.limit;
+  uint64_t limit = sf->st_out->esp.limit;
   if (out >= limit) {
     cli_err("%s: the outbound SA's sequence numbers are used up (%llu, the limit is %llu): "
             "new keys and SPIs needed (then start once with --new-keys)",
@@ -266,34 +256,65 @@ int tunnel_state_load(struct tunnel *t, int run) {
     fprintf(stderr, "gostx tunnel: %s: written by an older gostx (no key fingerprints): "
                     "taken as the state of key_out and key_in%s\n",
             path, run ? ", and rewritten with them" : "");
-  atomic_store(&t->st_out->seq_used, out);
-  atomic_store(&t->seq_saved, out);
-  atomic_store(&t->in_saved, in);
-  atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
+  atomic_store(&sf->st_out->seq_used, out);
+  atomic_store(&sf->seq_saved, out);
+  atomic_store(&sf->in_saved, in);
+  atomic_store(&sf->in_margin, TUNNEL_IN_MARGIN_MIN);
   if (in) {
     /* everything up to the reservation counts as seen: packets accepted
      * before a restart or a crash cannot be replayed after it */
-    t->st_in->replay.top = in;
-    memset(t->st_in->replay.bits, 0xff, sizeof t->st_in->replay.bits);
+    sf->st_in->replay.top = in;
+    memset(sf->st_in->replay.bits, 0xff, sizeof sf->st_in->replay.bits);
   }
-  t->legacy_state = st.legacy;
+  sf->legacy = st.legacy;
+  return 0;
+}
+
+int tunnel_state_load(struct tunnel *t, int run) {
+  if (run) {
+    /* held while the tunnel runs: two tunnels on one state file would send
+     * the same numbers; --status asks it whether the tunnel runs */
+    char lock[TUNNEL_PATH_MAX + 8];
+    sidecar(&t->cfg, ".lock", lock, sizeof lock);
+    t->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+      cli_err("%s: %s", lock,
+              errno == EWOULDBLOCK ? "a tunnel with this state file is running already"
+                                   : strerror(errno));
+      return CLI_EXIT_FAIL;
+    }
+  }
+  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) {
+    /* fresh keys at every SA: no numbers to reserve, nothing written (the
+     * reservations never come due) */
+    atomic_store(&t->sf.seq_saved, UINT64_MAX);
+    atomic_store(&t->sf.in_saved, UINT64_MAX);
+    return 0;
+  }
+  for (size_t i = 0; i < state_count(t); i++) {
+    int rc = state_load_one(t, state_at(t, i), run);
+    if (rc) return rc;
+  }
   return 0;
 }
 
 int tunnel_state_begin(struct tunnel *t) {
   if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return 0;
-  /* the first step reserved now: a disk that cannot take it shows at start */
-  uint64_t out = atomic_load(&t->st_out->seq_used);
-  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->st_out->esp.limit);
-  if (state_write(t, reserve, atomic_load(&t->in_saved)) < 0) {
-    cli_err("%s: %s", t->cfg.state, strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
-  atomic_store(&t->seq_saved, reserve);
-  if (t->legacy_state) {
-    char path[TUNNEL_PATH_MAX + 8];
-    sidecar(&t->cfg, ".in", path, sizeof path);
-    unlink(path); /* now in the state file */
+  for (size_t i = 0; i < state_count(t); i++) {
+    struct tunnel_state *sf = state_at(t, i);
+    /* the first step reserved now: a disk that cannot take it shows at start */
+    uint64_t out = atomic_load(&sf->st_out->seq_used);
+    uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, sf->st_out->esp.limit);
+    if (state_write(sf, reserve, atomic_load(&sf->in_saved)) < 0) {
+      cli_err("%s: %s", sf->path, strerror(errno));
+      return CLI_EXIT_FAIL;
+    }
+    atomic_store(&sf->seq_saved, reserve);
+    if (sf->legacy) {
+      char path[sizeof sf->path + 8];
+      snprintf(path, sizeof path, "%s.in", sf->path);
+      unlink(path); /* now in the state file */
+    }
   }
   return 0;
 }
@@ -312,41 +333,41 @@ int tunnel_state_running(const struct tunnel_config *cfg) {
   return running;
 }
 
-static void say_save_failed(struct tunnel *t, int e) {
-  if (!atomic_exchange(&t->save_failed, 1))
+static void say_save_failed(struct tunnel_state *sf, int e) {
+  if (!atomic_exchange(&sf->save_failed, 1))
     cli_err("tunnel: %s: cannot write the state file (%s): packets are dropped until it can be",
-            t->cfg.state, strerror(e));
+            sf->path, strerror(e));
 }
 
-int tunnel_out_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t last) {
+int tunnel_out_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t last) {
   uint64_t limit = sa->esp.limit;
-  if (last > atomic_load(&t->seq_saved)) {
-    pthread_mutex_lock(&t->state_lock);
+  if (last > atomic_load(&sf->seq_saved)) {
+    pthread_mutex_lock(&sf->lock);
     int ok = 1, e = 0;
-    uint64_t saved = atomic_load(&t->seq_saved);
-    if (sa == t->st_out && last > saved) { /* else a reload moved the file on */
+    uint64_t saved = atomic_load(&sf->seq_saved);
+    if (sa == sf->st_out && last > saved) { /* else a reload moved the file on */
       uint64_t next = add_sat(saved, TUNNEL_SEQ_STEP, limit);
       if (next < last) next = last;
-      ok = state_write(t, next, atomic_load(&t->in_saved)) == 0;
+      ok = state_write(sf, next, atomic_load(&sf->in_saved)) == 0;
       e = errno;
-      if (ok) atomic_store(&t->seq_saved, next);
+      if (ok) atomic_store(&sf->seq_saved, next);
     }
-    pthread_mutex_unlock(&t->state_lock);
+    pthread_mutex_unlock(&sf->lock);
     if (!ok) {
-      say_save_failed(t, e); /* the numbers taken stay unused */
+      say_save_failed(sf, e); /* the numbers taken stay unused */
       return -1;
     }
   }
-  atomic_store(&t->save_failed, 0);
+  atomic_store(&sf->save_failed, 0);
   return 0;
 }
 
 /* Reserves the inbound numbers up to top + margin: 0 or -1 (errno). Under
- * state_lock. */
-static int in_write(struct tunnel *t, uint64_t top, uint64_t margin) {
+ * sf->lock. */
+static int in_write(struct tunnel_state *sf, uint64_t top, uint64_t margin) {
   uint64_t next = add_sat(top, margin, UINT64_MAX);
-  if (state_write(t, atomic_load(&t->seq_saved), next) < 0) return -1;
-  atomic_store(&t->in_saved, next);
+  if (state_write(sf, atomic_load(&sf->seq_saved), next) < 0) return -1;
+  atomic_store(&sf->in_saved, next);
   return 0;
 }
 
@@ -358,92 +379,99 @@ static uint64_t margin_for(uint64_t accepted) {
   return accepted > TUNNEL_SEQ_STEP ? TUNNEL_SEQ_STEP : accepted;
 }
 
-int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top) {
-  if (top <= atomic_load(&t->in_saved)) return 0;
-  pthread_mutex_lock(&t->state_lock);
+int tunnel_in_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t top) {
+  if (top <= atomic_load(&sf->in_saved)) return 0;
+  pthread_mutex_lock(&sf->lock);
   int rc = 0, e = 0;
-  if (sa == t->st_in && top > atomic_load(&t->in_saved)) { /* else a reload moved the file on */
+  if (sa == sf->st_in && top > atomic_load(&sf->in_saved)) { /* else a reload moved the file on */
     /* the workers got here before the tick renewed it: if more packets
      * came since the tick than the margin covers, the rate rose, and that
      * many are reserved; a jump of the peer's numbers alone changes nothing */
-    uint64_t m = atomic_load(&t->in_margin);
-    uint64_t since = atomic_load(&t->st_in->accepted) - atomic_load(&t->in_accepted_tick);
+    uint64_t m = atomic_load(&sf->in_margin);
+    uint64_t since = atomic_load(&sf->st_in->accepted) - atomic_load(&sf->in_accepted_tick);
     if (margin_for(since) > m) m = margin_for(since);
-    rc = in_write(t, top, m);
+    rc = in_write(sf, top, m);
     e = errno;
-    if (!rc) atomic_store(&t->in_margin, m);
+    if (!rc) atomic_store(&sf->in_margin, m);
   }
-  pthread_mutex_unlock(&t->state_lock);
-  if (rc) say_save_failed(t, e);
+  pthread_mutex_unlock(&sf->lock);
+  if (rc) say_save_failed(sf, e);
   return rc;
 }
 
-void tunnel_state_tick(struct tunnel *t) {
-  if (!t->st_out || !t->st_in) return; /* no static keys (ikev2, or switched): no state file */
-  pthread_mutex_lock(&t->st_in->replay_lock);
-  uint64_t top = t->st_in->replay.top;
-  pthread_mutex_unlock(&t->st_in->replay_lock);
+static void state_tick_one(struct tunnel_state *sf) {
+  if (!sf->st_out || !sf->st_in) return; /* no static keys (ikev2, or switched): no state file */
+  pthread_mutex_lock(&sf->st_in->replay_lock);
+  uint64_t top = sf->st_in->replay.top;
+  pthread_mutex_unlock(&sf->st_in->replay_lock);
   /* the margin: the packets accepted in the last second */
-  uint64_t accepted = atomic_load(&t->st_in->accepted);
-  uint64_t m = margin_for(accepted - atomic_load(&t->in_accepted_tick));
-  atomic_store(&t->in_accepted_tick, accepted);
-  atomic_store(&t->in_margin, m);
-  if (atomic_load(&t->in_saved) - top >= m / 2) return;
-  pthread_mutex_lock(&t->state_lock);
-  if (atomic_load(&t->in_saved) - top < m / 2) (void)in_write(t, top, m); /* the workers retry */
-  pthread_mutex_unlock(&t->state_lock);
+  uint64_t accepted = atomic_load(&sf->st_in->accepted);
+  uint64_t m = margin_for(accepted - atomic_load(&sf->in_accepted_tick));
+  atomic_store(&sf->in_accepted_tick, accepted);
+  atomic_store(&sf->in_margin, m);
+  if (atomic_load(&sf->in_saved) - top >= m / 2) return;
+  pthread_mutex_lock(&sf->lock);
+  if (atomic_load(&sf->in_saved) - top < m / 2) (void)in_write(sf, top, m); /* the workers retry */
+  pthread_mutex_unlock(&sf->lock);
+}
+
+void tunnel_state_tick(struct tunnel *t) {
+  for (size_t i = 0; i < state_count(t); i++) state_tick_one(state_at(t, i));
 }
 
 void tunnel_state_close(struct tunnel *t) {
-  if (!t->st_out || !t->st_in) return;
-  /* the workers have stopped: the exact numbers used and accepted */
-  pthread_mutex_lock(&t->state_lock);
-  uint64_t used = atomic_load(&t->st_out->seq_used), top = t->st_in->replay.top;
-  if (state_write(t, used, top) == 0) {
-    atomic_store(&t->seq_saved, used);
-    atomic_store(&t->in_saved, top);
+  for (size_t i = 0; i < state_count(t); i++) {
+    struct tunnel_state *sf = state_at(t, i);
+    if (!sf->st_out || !sf->st_in) continue;
+    /* the workers have stopped: the exact numbers used and accepted */
+    pthread_mutex_lock(&sf->lock);
+    uint64_t used = atomic_load(&sf->st_out->seq_used), top = sf->st_in->replay.top;
+    if (state_write(sf, used, top) == 0) {
+      atomic_store(&sf->seq_saved, used);
+      atomic_store(&sf->in_saved, top);
+    }
+    pthread_mutex_unlock(&sf->lock);
   }
-  pthread_mutex_unlock(&t->state_lock);
 }
 
 /* Whether fp is one of the current pair's fingerprints. */
-static int fp_current(const struct tunnel *t, const uint8_t fp[TUNNEL_FP_LEN]) {
-  return !gostx_memeq_ct(fp, t->fp_out, TUNNEL_FP_LEN) ||
-         !gostx_memeq_ct(fp, t->fp_in, TUNNEL_FP_LEN);
+static int fp_current(const struct tunnel_state *sf, const uint8_t fp[TUNNEL_FP_LEN]) {
+  return !gostx_memeq_ct(fp, sf->fp_out, TUNNEL_FP_LEN) ||
+         !gostx_memeq_ct(fp, sf->fp_in, TUNNEL_FP_LEN);
 }
 
-int tunnel_state_rekey(struct tunnel *t, struct tunnel_sa *out, struct tunnel_sa *in) {
+int tunnel_state_rekey(struct tunnel_state *sf, struct tunnel_sa *out, struct tunnel_sa *in) {
   uint8_t fo[TUNNEL_FP_LEN], fi[TUNNEL_FP_LEN], old_out[TUNNEL_FP_LEN], old_in[TUNNEL_FP_LEN];
   if (fingerprint(&out->esp, fo) || fingerprint(&in->esp, fi)) {
     cli_err("tunnel: cannot derive the key fingerprints");
     return CLI_EXIT_FAIL;
   }
-  pthread_mutex_lock(&t->state_lock);
+  pthread_mutex_lock(&sf->lock);
   /* a key used again from sequence number 1 would reuse its nonces */
-  int reused = fp_current(t, fo) || fp_current(t, fi), rc = CLI_EXIT_FAIL;
+  int reused = fp_current(sf, fo) || fp_current(sf, fi), rc = CLI_EXIT_FAIL;
   if (reused) {
     cli_err("tunnel: reload refused: key_out or key_in is a key this tunnel uses now (its "
             "numbers would start again at 1: nonces reused); give both ends new key files");
   } else {
-    memcpy(old_out, t->fp_out, TUNNEL_FP_LEN);
-    memcpy(old_in, t->fp_in, TUNNEL_FP_LEN);
-    memcpy(t->fp_out, fo, TUNNEL_FP_LEN);
-    memcpy(t->fp_in, fi, TUNNEL_FP_LEN);
+    memcpy(old_out, sf->fp_out, TUNNEL_FP_LEN);
+    memcpy(old_in, sf->fp_in, TUNNEL_FP_LEN);
+    memcpy(sf->fp_out, fo, TUNNEL_FP_LEN);
+    memcpy(sf->fp_in, fi, TUNNEL_FP_LEN);
     uint64_t reserve = add_sat(0, TUNNEL_SEQ_STEP, out->esp.limit);
-    if (state_write(t, reserve, TUNNEL_IN_MARGIN_MIN) == 0) {
-      atomic_store(&t->seq_saved, reserve);
-      atomic_store(&t->in_saved, TUNNEL_IN_MARGIN_MIN);
-      atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
-      atomic_store(&t->in_accepted_tick, 0);
-      atomic_store(&t->st_out, out);
-      atomic_store(&t->st_in, in);
+    if (state_write(sf, reserve, TUNNEL_IN_MARGIN_MIN) == 0) {
+      atomic_store(&sf->seq_saved, reserve);
+      atomic_store(&sf->in_saved, TUNNEL_IN_MARGIN_MIN);
+      atomic_store(&sf->in_margin, TUNNEL_IN_MARGIN_MIN);
+      atomic_store(&sf->in_accepted_tick, 0);
+      atomic_store(&sf->st_out, out);
+      atomic_store(&sf->st_in, in);
       rc = 0;
     } else {
-      cli_err("tunnel: reload refused: %s: %s", t->cfg.state, strerror(errno));
-      memcpy(t->fp_out, old_out, TUNNEL_FP_LEN);
-      memcpy(t->fp_in, old_in, TUNNEL_FP_LEN);
+      cli_err("tunnel: reload refused: %s: %s", sf->path, strerror(errno));
+      memcpy(sf->fp_out, old_out, TUNNEL_FP_LEN);
+      memcpy(sf->fp_in, old_in, TUNNEL_FP_LEN);
     }
   }
-  pthread_mutex_unlock(&t->state_lock);
+  pthread_mutex_unlock(&sf->lock);
   return rc;
 }

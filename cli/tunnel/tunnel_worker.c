@@ -16,36 +16,7 @@
 #include <time.h>
 
 #include "tunnel.h"
-
-/* The calling thread's CPU time: a worker preempted inside a phase (both
- * tunnel ends, iperf3 and the stack share few cores) is not charged for
- * the wait. A system call each (no vDSO for this clock): timing = yes only. */
-static uint64_t tunnel_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* With timing = yes, the CPU time a call took added to a worker's ns_ counter:
- * TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(...)). Without it, the call
- * alone (one predictable branch). */
-#define TUNNEL_TIMED(w, ctr, call)                                                                 \
-  do {                                                                                             \
-    if (!(w)->t->cfg.timing) {                                                                     \
-      call;                                                                                        \
-      break;                                                                                       \
-    }                                                                                              \
-    const uint64_t t0_ = tunnel_cpu_ns();                                                          \
-    call;                                                                                          \
-    TUNNEL_ADD((w)->c.ctr, tunnel_cpu_ns() - t0_);                                                 \
-  } while (0)
-
-/* The ESP next header for an IP packet from the TUN device, or 0. */
-static uint8_t next_header_of(const uint8_t *p, size_t len) {
-  if (len >= 20 && p[0] >> 4 == 4) return 4;
-  if (len >= 40 && p[0] >> 4 == 6) return 41;
-  return 0;
-}
+#include "tunnel_gw.h"
 
 /* Slot n of the outbound bursts (its IP packet after the ESP header, so
  * sealing is in place). */
@@ -54,24 +25,16 @@ static uint8_t *slot_of(struct tunnel_worker *w, unsigned n) {
 }
 
 /* Seals b[0..n) (their payloads in w->buf's slots) and sends them to the
- * peer. 0: the burst is empty again. */
+ * peer (a gateway: each to the peer its inner destination picks). 0: the
+ * burst is empty again. */
 static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
-  struct iovec iov[TUNNEL_BURST];
+  if (w->t->gw) {
+    tunnel_gw_seal_and_send(w, b, n);
+    return 0;
+  }
   unsigned got; /* statuses below */
   TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(w, b, n));
-  if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
-  unsigned ready = 0;
-  for (unsigned i = 0; i < got; i++) {
-    if (b[i].status) {
-      TUNNEL_ADD(w->c.tx_dropped, 1);
-      continue;
-    }
-    iov[ready].iov_base = b[i].out;
-    iov[ready].iov_len = b[i].out_len;
-    ready++;
-    TUNNEL_ADD(w->c.tx_bytes, b[i].len);
-  }
-  TUNNEL_TIMED(w, ns_udp_send, udp_send(w, iov, ready));
+  tunnel_send_sealed(w, b, n, got, NULL, 0);
   return 0;
 }
 
@@ -91,7 +54,7 @@ static void tun_to_udp(struct tunnel_worker *w) {
       uint8_t *in = slot_of(w, n) + GOSTX_ESP_HDR_LEN, nh;
       size_t len;
       if (!tun_read_next(&rd, in, &len)) break;
-      if (!(nh = next_header_of(in, len))) {
+      if (!(nh = tunnel_next_header_of(in, len))) {
         TUNNEL_ADD(w->c.tx_dropped, 1);
         continue;
       }
@@ -145,8 +108,7 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
  * thread (a restarted end, the peer still sealing under the SA it lost) */
 static void unknown_spi(struct tunnel_worker *w, const uint8_t *esp) {
   TUNNEL_ADD(w->c.rx_spi, 1);
-  const uint32_t spi = (uint32_t)esp[0] << 24 | (uint32_t)esp[1] << 16 | (uint32_t)esp[2] << 8 | esp[3];
-  atomic_store_explicit(&w->t->spi_unknown, spi, memory_order_relaxed);
+  atomic_store_explicit(&w->t->spi_unknown, tunnel_spi_of(esp), memory_order_relaxed);
 }
 
 /* The checks and TUN writes of a burst opened (open_and_deliver). */
@@ -158,13 +120,14 @@ static void deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n, stru
     case GOSTX_ESTATE: TUNNEL_ADD(w->c.rx_replay, 1); continue;
     case GOSTX_EAUTH: TUNNEL_ADD(w->c.rx_auth, 1); continue;
     case GOSTX_EIO: TUNNEL_ADD(w->c.rx_dropped, 1); continue;
+    case TUNNEL_ESP_SELECTOR: TUNNEL_ADD(w->c.rx_selector, 1); continue;
     default: TUNNEL_ADD(w->c.rx_malformed, 1); continue;
     }
     if (b[i].next_header == GOSTX_ESP_NH_NONE) {
       TUNNEL_ADD(w->c.rx_dummy, 1);
       continue;
     }
-    if (next_header_of(b[i].out, b[i].out_len) != b[i].next_header) {
+    if (tunnel_next_header_of(b[i].out, b[i].out_len) != b[i].next_header) {
       TUNNEL_ADD(w->c.rx_malformed, 1);
       continue;
     }
@@ -179,7 +142,10 @@ static void deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n, stru
  * flushes it. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n,
                              struct tunnel_gro *gro) {
-  TUNNEL_TIMED(w, ns_open, tunnel_sa_open(w, b, n));
+  if (w->t->gw)
+    TUNNEL_TIMED(w, ns_open, tunnel_gw_open(w, b, n));
+  else
+    TUNNEL_TIMED(w, ns_open, tunnel_sa_open(w, b, n));
   /* timed by the burst, as the other phases are (a clock read is a system
    * call: by the packet it would weigh on what it measures) */
   TUNNEL_TIMED(w, ns_tun_write, deliver(w, b, n, gro));
@@ -226,7 +192,7 @@ void *tunnel_worker_run(void *arg) {
     /* nothing to seal with yet (IKE before its first Child SA): what is
      * sent waits in the TUN queue; the UDP socket is read all along (ESP
      * of no SA for the IKE thread's notice, IKE_AUTH on the data port) */
-    const int sealing = atomic_load(&w->t->sa_out) != NULL;
+    const int sealing = atomic_load(&w->t->sa_out) != NULL || w->t->gw;
     p[1].fd = sealing ? w->tun_fd : -1;
     int r = poll(p, 2, sealing ? 200 : 20);
     if (r <= 0) continue;
@@ -258,6 +224,15 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
     for (unsigned i = 0; i < t->nworkers; i++)
       sum += atomic_load((_Atomic uint64_t *)((char *)&t->w[i].c + rows[r].off));
     fprintf(f, "%s %llu\n", rows[r].name, (unsigned long long)sum);
+  }
+  if (t->gw) { /* a gateway's drops */
+    uint64_t noroute = 0, selector = 0;
+    for (unsigned i = 0; i < t->nworkers; i++) {
+      noroute += atomic_load(&t->w[i].c.tx_noroute);
+      selector += atomic_load(&t->w[i].c.rx_selector);
+    }
+    fprintf(f, "tx_noroute %llu\nrx_selector %llu\n", (unsigned long long)noroute,
+            (unsigned long long)selector);
   }
   /* the workers' CPU time (user + system), against which the phases are
    * read: what it holds beyond them is the rest */

@@ -21,13 +21,14 @@ union gso_cmsg {
   _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(uint16_t))];
 };
 
-/* The messages that send the datagrams iov[0..n) to the peer: with gso,
+/* The messages that send the datagrams iov[0..n) to `to`: with gso,
  * each run of datagrams of one size (its last one may be shorter, as UDP
  * GSO allows) in one message whose UDP_SEGMENT cmsg has the kernel cut it
  * into those datagrams again; without, one datagram per message. cnt[k]:
  * the datagrams of message k. The count of messages. */
-static unsigned tx_messages(struct tunnel_worker *w, struct iovec *iov, unsigned n, int gso,
-                            struct mmsghdr *msgs, unsigned *cnt, union gso_cmsg *ctl) {
+static unsigned tx_messages(const struct sockaddr_storage *to, socklen_t to_len, struct iovec *iov,
+                            unsigned n, int gso, struct mmsghdr *msgs, unsigned *cnt,
+                            union gso_cmsg *ctl) {
   unsigned m = 0;
   for (unsigned i = 0; i < n; m++) {
     size_t seg = iov[i].iov_len, total = seg;
@@ -38,8 +39,8 @@ static unsigned tx_messages(struct tunnel_worker *w, struct iovec *iov, unsigned
     }
     memset(&msgs[m], 0, sizeof msgs[m]);
     struct msghdr *h = &msgs[m].msg_hdr;
-    h->msg_name = &w->peer;
-    h->msg_namelen = w->t->cfg.peer_len;
+    h->msg_name = (void *)to;
+    h->msg_namelen = to_len;
     h->msg_iov = &iov[i];
     h->msg_iovlen = j - i;
     if (j - i > 1) {
@@ -85,14 +86,19 @@ void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to) {
   pthread_mutex_unlock(&t->peer_lock);
 }
 
-void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n) {
+void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n,
+              const struct sockaddr_storage *to, socklen_t to_len) {
   struct tunnel *t = w->t;
-  peer_refresh(w);
+  if (!to) {
+    peer_refresh(w);
+    to = &w->peer;
+    to_len = t->cfg.peer_len;
+  }
   struct mmsghdr msgs[TUNNEL_BURST];
   unsigned cnt[TUNNEL_BURST];
   union gso_cmsg ctl[TUNNEL_BURST];
-  unsigned m = tx_messages(w, iov, n, atomic_load_explicit(&t->udp_gso, memory_order_relaxed),
-                           msgs, cnt, ctl);
+  unsigned m = tx_messages(to, to_len, iov, n,
+                           atomic_load_explicit(&t->udp_gso, memory_order_relaxed), msgs, cnt, ctl);
   unsigned done = 0, sent = 0; /* messages, datagrams */
   while (done < m) {
     int r = sendmmsg(w->send_fd, msgs + done, m - done, 0);
@@ -104,7 +110,8 @@ void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n) {
        * this message and the rest again, one datagram each */
       if ((errno == EIO || errno == EINVAL || errno == EMSGSIZE) && cnt[done] > 1) {
         gso_refused(t, errno);
-        m = done + tx_messages(w, iov + sent, n - sent, 0, msgs + done, cnt + done, ctl + done);
+        m = done + tx_messages(to, to_len, iov + sent, n - sent, 0, msgs + done, cnt + done,
+                               ctl + done);
         continue;
       }
       if (errno == EAGAIN || errno == ENOBUFS) {
@@ -181,4 +188,22 @@ int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t 
     rx->off = 0;
   }
   return 1;
+}
+
+void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n, unsigned got,
+                        const struct sockaddr_storage *to, socklen_t to_len) {
+  struct iovec iov[TUNNEL_BURST];
+  if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
+  unsigned ready = 0;
+  for (unsigned i = 0; i < got; i++) {
+    if (b[i].status) {
+      TUNNEL_ADD(w->c.tx_dropped, 1);
+      continue;
+    }
+    iov[ready].iov_base = b[i].out;
+    iov[ready].iov_len = b[i].out_len;
+    ready++;
+    TUNNEL_ADD(w->c.tx_bytes, b[i].len);
+  }
+  TUNNEL_TIMED(w, ns_udp_send, udp_send(w, iov, ready, to, to_len));
 }

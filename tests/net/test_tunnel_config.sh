@@ -297,4 +297,45 @@ expect 2 "bad revocation 'sometimes': require, warn or off" "$(cert; printf '%s\
 expect 2 "crl and revocation are for ike_auth = cert" "$(ike; echo "crl = $T/crls")"
 expect 2 "c.conf:20: bad crl .*at most 8 crl lines" "$(cert; for _ in $(seq 9); do echo "crl = $T/crls"; done)"
 expect 2 "crl is a setting of keying = ikev2" "$(base; echo "crl = $T/crls")"
+# A gateway (docs/TUNNEL.md, "Gateway (many peers)"): [peer NAME] sections,
+# each with its address, SA pair and remote_ts. Refused: a peer's settings
+# outside its section, or the gateway's inside one; two peers of one name,
+# SPI, key or inner address; a peer without remote_ts; bad headers and
+# prefixes; IKEv2 peers (not yet).
+for k in ga gb gc gd ge gf; do head -c 32 /dev/urandom >"$T/$k"; done
+chmod 600 "$T"/g?
+gw_peer() { # NAME N [PREFIXES]: a peer section, its SPIs and keys by N
+  printf '%s\n' "[peer $1]" "peer = 127.0.0.$((10 + $2)):4500" "transform = kuznyechik-mgm-ktree" \
+    "spi_out = $((0x3000 + $2))" "spi_in = $((0x4000 + $2))" \
+    "key_out = $T/$(echo abcdef | cut -c$((2 * $2 - 1)))" "key_in = $T/$(echo abcdef | cut -c$((2 * $2)))" |
+    sed "s|$T/\([a-f]\)$|$T/g\1|"
+  [ -n "${3-10.$2.0.0/16}" ] && echo "remote_ts = ${3-10.$2.0.0/16}"
+}
+gw() { # a good gateway of three peers
+  printf '%s\n' "local = 127.0.0.1:${PORT:-45999}" "tun = gxgw0" "state = $T/gwseq"
+  gw_peer a 1 "10.1.0.0/16, fd00:1::/48"
+  gw_peer b 2
+  gw_peer c 3 "192.168.7.0/24,10.3.0.0/16"
+}
+ARGS=--new-keys expect 0 '' "$(gw)"
+expect 2 "c.conf:19: \[peer b\]: remote_ts 10.1.5.0/24 overlaps peer a's 10.1.0.0/16" \
+  "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts = 10.1.5.0/24|')"
+expect 2 "\[peer c\]: remote_ts fd00:1:0:8000::/49 overlaps peer a's fd00:1::/48" \
+  "$(gw | sed 's|^remote_ts = 192.168.7.0/24.*|remote_ts = fd00:1:0:8000::/49|')"
+expect 2 "c.conf:12: \[peer b\]: spi_in 0x00004001 is peer a's spi_in too" \
+  "$(gw | sed 's|^spi_in = 16386|spi_in = 16385|')"
+expect 2 "\[peer c\]: spi_out 0x00004002 is peer b's spi_in too" \
+  "$(gw | sed 's|^spi_out = 12291|spi_out = 16386|')"
+expect 2 "c.conf:20: \[peer a\] given twice (first on line 4)" "$(gw | sed 's|^\[peer c\]|[peer a]|')"
+expect 2 "c.conf:12: \[peer b\]: missing setting 'remote_ts'" "$(gw | grep -v '^remote_ts = 10.2')"
+expect 2 "c.conf:12: \[peer b\]: missing setting 'key_in'" "$(gw | grep -v "^key_in = $T/gd")"
+expect 2 "c.conf:4: spi_out is a setting of a \[peer\] section" "$(gw | sed '3a spi_out = 0x9999')"
+expect 2 "c.conf:11: tun is a setting of the whole gateway" "$(gw | sed '10a tun = gxgw1')"
+expect 2 "c.conf:4: expected \[peer NAME\]" "$(gw | sed 's|^\[peer a\]|[peer a b]|')"
+expect 2 "c.conf:4: expected \[peer NAME\]" "$(gw | sed 's|^\[peer a\]|[site a]|')"
+expect 2 "c.conf:19: bad remote_ts '10.2.0.1/16'" "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts = 10.2.0.1/16|')"
+expect 2 "c.conf:19: bad remote_ts ''" "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts =|')"
+ARGS=--new-keys expect 2 "\[peer c\]: its key_in is the key of peer a's key_out" "$(gw | sed "s|^key_in = $T/gf|key_in = $T/ga|")"
+expect 2 "\[peer\] sections are for keying = static" "$(gw | sed '3a keying = ikev2')"
+expect 2 "c.conf:10: remote_ts is a setting of a \[peer NAME\] section" "$(base; echo 'remote_ts = 10.0.0.0/8')"
 finish

@@ -21,13 +21,13 @@ void cli_err(const char *fmt, ...) {
   va_end(ap);
 }
 
-int tunnel_out_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t last) {
-  (void)t, (void)sa, (void)last;
+int tunnel_out_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t last) {
+  (void)sf, (void)sa, (void)last;
   abort();
 }
 
-int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top) {
-  (void)t, (void)sa, (void)top;
+int tunnel_in_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t top) {
+  (void)sf, (void)sa, (void)top;
   abort();
 }
 

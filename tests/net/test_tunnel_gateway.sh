@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# gostx tunnel as a gateway of many peers (docs/TUNNEL.md, "Gateway (many
+# peers)"): one gateway namespace and three sites, each a point-to-point
+# tunnel to it with static keys of its own (site 2 under Magma), over a veth
+# pair of its own. Checked:
+# 1. each site pings the gateway's inner host and the gateway pings each
+#    site's inner address (site 3 over IPv4 and IPv6): the destination
+#    picks the peer, the SPI the SA;
+# 2. site 1 sending from site 2's prefix (a spoofed inner source): nothing
+#    answered, every packet counted as rx_selector in site 1's peer line
+#    and in the gateway's rx_selector;
+# 3. a packet to an inner address no peer owns: dropped and counted
+#    (tx_noroute), never sent;
+# 4. --status lists the three peers, --status --json the same as JSON;
+# 5. SIGHUP with new remote_ts: the new table in use at once; a reload
+#    that changes more (a key) refused, the table left as it was;
+# 6. the gateway stopped and started again (no --new-keys: each peer's
+#    state file, STATE.peer.NAME, holds its numbers): every site's pings
+#    pass again, and the outbound numbers went on above the old ones.
+# Needs root and /dev/net/tun (exit 77, skipped, without them).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/netns.sh"
+# the gateway is $NA, site 1 $NB (the pair of netns.sh); sites 2 and 3 get
+# namespaces and veth pairs of their own from the gateway
+NA=gxwg$$ NB=gxw1$$ VA=gxwv0$$ VB=gxwv1$$
+N2=gxw2$$ N3=gxw3$$
+G=${GOSTX:-build/gostx}
+gateway_end() {
+  pids_stop
+  ip netns del $N2 2>/dev/null
+  ip netns del $N3 2>/dev/null
+  netns_test_end
+}
+netns_test_begin ping python3 timeout
+trap gateway_end EXIT
+site_ns() { case $1 in 1) echo $NB ;; 2) echo $N2 ;; 3) echo $N3 ;; esac; }
+for i in 2 3; do
+  ns=$(site_ns $i)
+  ip netns add $ns || { bad "namespace $ns"; finish; }
+  ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  ip -n $ns link set lo up
+  ip link add gxwv${i}a$$ netns $NA type veth peer name gxwv${i}b$$ netns $ns
+  ip -n $NA addr add 10.231.$((i - 1)).1/30 dev gxwv${i}a$$ && ip -n $NA link set gxwv${i}a$$ up
+  ip -n $ns addr add 10.231.$((i - 1)).2/30 dev gxwv${i}b$$ && ip -n $ns link set gxwv${i}b$$ up
+done
+
+# keys and configs: site i is 10.231.(i-1).2 outside, 10.i.0.1 inside, and
+# owns 10.i.0.0/16 at the gateway; the gateway's inner host is 10.99.0.1
+gw_conf=$T/gw.conf
+cat >"$gw_conf" <<EOF
+local = 0.0.0.0:4500
+tun = gxwg0
+mtu = 1400
+state = $T/gw.state
+threads = 1
+EOF
+for i in 1 2 3; do
+  head -c 32 /dev/urandom >"$T/g2s$i.key"
+  head -c 32 /dev/urandom >"$T/s${i}2g.key"
+  chmod 600 "$T"/*.key
+  tr=kuznyechik-mgm-ktree
+  [ $i = 2 ] && tr=magma-mgm-ktree
+  cat >>"$gw_conf" <<EOF
+
+[peer s$i]
+peer = 10.231.$((i - 1)).2:4500
+transform = $tr
+spi_out = $((0x1100 + i))
+spi_in = $((0x1200 + i))
+key_out = $T/g2s$i.key
+key_in = $T/s${i}2g.key
+remote_ts = 10.$i.0.0/16$([ $i = 3 ] && echo ", fd00:3::/48")
+EOF
+  TUN=gxws$i TRANSFORM=$tr tunnel_conf s$i 10.231.$((i - 1)).2 10.231.$((i - 1)).1 \
+    $((0x1200 + i)) $((0x1100 + i)) s${i}2g.key g2s$i.key
+done
+
+# gateway_start: the gateway in $NA (--new-keys when no peer's state file is
+# there yet), its inner host and the sites' routes on its TUN device
+gateway_start() {
+  local new=
+  [ -e "$T/gw.state.peer.s1" ] || new=--new-keys
+  local n
+  n=$(grep -c ' up, ' "$T/gw.log" 2>/dev/null)
+  ip netns exec $NA "$G" tunnel -c "$gw_conf" $new 2>>"$T/gw.log" </dev/null >/dev/null &
+  PID_gw=$!
+  PIDS+=($!)
+  for _ in $(seq $(bound 100)); do
+    [ "$(grep -c ' up, ' "$T/gw.log" 2>/dev/null)" -gt "${n:-0}" ] && break
+    kill -0 $PID_gw 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -0 $PID_gw 2>/dev/null || { bad "gateway did not start: $(tail -3 "$T/gw.log")"; return 1; }
+  ip -n $NA addr add 10.99.0.1/32 dev gxwg0
+  ip -n $NA link set gxwg0 up
+  for i in 1 2 3 9; do ip -n $NA route add 10.$i.0.0/16 dev gxwg0 src 10.99.0.1; done
+  v6_on $NA gxwg0 fd00:99::1 fd00:3::/48
+}
+# v6_on NS DEV ADDR PREFIX: IPv6 on a TUN device (no router solicitations,
+# no DAD), ADDR on it, PREFIX routed into it
+v6_on() {
+  ip netns exec $1 sysctl -qw net.ipv6.conf.$2.router_solicitations=0 net.ipv6.conf.$2.disable_ipv6=0
+  ip -n $1 addr add $3/128 dev $2 nodad
+  ip -n $1 route add $4 dev $2 src $3
+}
+gateway_start
+for i in 1 2 3; do
+  ns=$(site_ns $i)
+  TUN=gxws$i
+  tunnel_start s$i $ns || bad "site $i did not start: $(tail -3 "$T/s$i.log")"
+  ip -n $ns addr add 10.$i.0.1/32 dev gxws$i
+  ip -n $ns route add 10.99.0.0/16 dev gxws$i src 10.$i.0.1
+done
+v6_on $N3 gxws3 fd00:3::1 fd00:99::/64
+
+# answered NS FROM TO: how many of 3 pings from FROM to TO were answered
+answered() {
+  ip netns exec $1 timeout 30 ping -q -c 3 -i 0.2 -W $(bound 1) -I $2 $3 2>/dev/null |
+    awk '/received/ {print $4}'
+}
+all_pings() { # WHEN: each site to the gateway's host and back; site 3 over IPv6 too
+  local i
+  for i in 1 2 3; do
+    [ "$(answered $(site_ns $i) 10.$i.0.1 10.99.0.1)" = 3 ] &&
+      ok "$1: site $i pings the gateway's host" || bad "$1: site $i's pings to the gateway"
+    [ "$(answered $NA 10.99.0.1 10.$i.0.1)" = 3 ] &&
+      ok "$1: the gateway pings site $i" || bad "$1: the gateway's pings to site $i"
+  done
+  [ "$(answered $N3 fd00:3::1 fd00:99::1)" = 3 ] &&
+    ok "$1: site 3 pings the gateway's host over IPv6" || bad "$1: site 3's IPv6 pings"
+  [ "$(answered $NA fd00:99::1 fd00:3::1)" = 3 ] &&
+    ok "$1: the gateway pings site 3 over IPv6" || bad "$1: the gateway's IPv6 pings to site 3"
+}
+# peer_value STATUS NAME KEY: KEY's value in the peer NAME's line
+peer_value() {
+  awk -v n="$2" -v k="$3" '$1 == "peer" && $2 == n { for (i = 4; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$1"
+}
+
+# 1. every site both ways
+all_pings start
+
+# 2. site 1 sends from site 2's prefix: sealed under site 1's SA, refused by
+# the gateway's selectors
+ip -n $NB addr add 10.2.0.77/32 dev gxws1
+got=$(answered $NB 10.2.0.77 10.99.0.1)
+[ "${got:-0}" = 0 ] && ok "spoofed source: no answer" || bad "spoofed source answered $got"
+
+# 3. to an inner address no peer owns
+ip netns exec $NA ping -q -c 3 -i 0.2 -W $(bound 1) 10.9.0.1 >/dev/null 2>&1
+
+# 4. --status, once its file is new; --status --json
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+[ "$(peer_value "$st" s1 rx_selector)" = 3 ] && ok "s1: rx_selector 3" ||
+  bad "s1's rx_selector: $(grep '^peer s1 ' <<<"$st")"
+# (the gateway's own counts also hold what the kernel sends on its own over
+# IPv6, MLD reports from :: or link-local sources: at least, not exactly)
+[ "$(status_value "$st" rx_selector)" -ge 3 ] && ok "gateway: rx_selector $(status_value "$st" rx_selector)" ||
+  bad "gateway's rx_selector: $(status_value "$st" rx_selector)"
+[ "$(status_value "$st" tx_noroute)" -ge 3 ] && ok "gateway: tx_noroute $(status_value "$st" tx_noroute)" ||
+  bad "gateway's tx_noroute: $(status_value "$st" tx_noroute)"
+for i in 1 2 3; do
+  line=$(grep "^peer s$i " <<<"$st")
+  [ "$(peer_value "$st" s$i rx_packets)" -ge 3 ] && [ "$(peer_value "$st" s$i tx_packets)" -ge 3 ] &&
+    [ "$(peer_value "$st" s$i last_seen)" -gt 0 ] && [ "$(peer_value "$st" s$i rx_auth)" = 0 ] &&
+    [ "$(peer_value "$st" s$i rx_replay)" = 0 ] && grep -q " 10.231.$((i - 1)).2:4500 " <<<"$line" &&
+    ok "status: $line" || bad "status of s$i: $line"
+done
+[ "$(peer_value "$st" s2 rx_selector)" = 0 ] && ok "s2: rx_selector 0" || bad "s2's rx_selector"
+ip netns exec $NA "$G" tunnel --status --json -c "$gw_conf" >"$T/status.json"
+json_ok() { ok "--status --json: three peers, the counts"; }
+json_bad() { bad "--status --json: $(cat "$T/status.json")"; }
+python3 - "$T/status.json" <<'EOF' && json_ok || json_bad
+import json, sys
+s = json.load(open(sys.argv[1]))
+peers = {p["name"]: p for p in s["peers"]}
+assert sorted(peers) == ["s1", "s2", "s3"], peers
+assert peers["s1"]["rx_selector"] == 3 and peers["s2"]["rx_selector"] == 0
+assert peers["s2"]["address"] == "10.231.1.2:4500" and peers["s2"]["spi_in"] == "0x00001202"
+assert s["rx_selector"] >= 3 and s["tx_noroute"] >= 3 and isinstance(s["tx_packets"], int)
+EOF
+
+# 5. SIGHUP: new remote_ts swapped in (site 3 now owns 10.9.0.0/16 too: the
+# packets that had no peer go to it); a reload that changes a key is refused
+# and leaves the routes as they were
+tx3=$(peer_value "$st" s3 tx_packets)
+reloaded() { # N: the gateway's log has N reload lines
+  for _ in $(seq $(bound 50)); do
+    [ "$(grep -c 'reload' "$T/gw.log")" -ge $1 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+cp "$gw_conf" "$T/gw.conf.orig"
+sed -i 's|^remote_ts = 10.3.0.0/16|remote_ts = 10.3.0.0/16, 10.9.0.0/16|' "$gw_conf"
+kill -HUP $PID_gw
+reloaded 1 && grep -q 'reload: the routes of 3 peers anew' "$T/gw.log" && ok "reload: new routes" ||
+  bad "reload: $(tail -2 "$T/gw.log")"
+sed "s|^key_out = $T/g2s1.key|key_out = $T/g2s2.key|" "$gw_conf" >"$T/gw.conf.keys"
+cp "$gw_conf" "$T/gw.conf.routes"
+cp "$T/gw.conf.keys" "$gw_conf"
+kill -HUP $PID_gw
+reloaded 2 && grep -q 'reload refused: .* changed more than the peers. remote_ts' "$T/gw.log" &&
+  ok "reload of a key refused" || bad "reload of a key: $(tail -2 "$T/gw.log")"
+cp "$T/gw.conf.routes" "$gw_conf"
+ip netns exec $NA ping -q -c 2 -i 0.2 -W $(bound 1) 10.9.0.1 >/dev/null 2>&1
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+[ "$(peer_value "$st" s3 tx_packets)" = $((tx3 + 2)) ] && ok "after the reload 10.9.0.1 is site 3's" ||
+  bad "after the reload: s3 tx_packets $(peer_value "$st" s3 tx_packets) (was $tx3)"
+
+# 6. the gateway restarted from its state files
+used_before=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
+tunnel_stop $PID_gw
+wait $PID_gw 2>/dev/null
+used_stop=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
+[ -n "$used_stop" ] && [ "$used_stop" -ge 3 ] && [ "$used_stop" -lt "$used_before" ] &&
+  ok "stopped: s3's exact number $used_stop in its state file (reserved $used_before)" ||
+  bad "s3's state at the stop: $used_stop (reserved $used_before)"
+gateway_start
+all_pings "after a restart"
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+grep -q 'state of other keys\|no state file' "$T/gw.log" && bad "restart: $(cat "$T/gw.log")"
+[ "$(peer_value "$st" s1 rx_replay)" = 0 ] && ok "after the restart: no replays at s1" ||
+  bad "after the restart: s1's rx_replay $(peer_value "$st" s1 rx_replay)"
+
+for i in 1 2 3; do tunnel_stop $(eval echo "\$PID_s$i"); done
+tunnel_stop $PID_gw
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
+  bad "sanitizer reports (above)"
+else
+  ok "no sanitizer reports"
+fi
+finish
