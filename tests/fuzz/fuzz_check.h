@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static inline void bug(const char *what) {
   fprintf(stderr, FUZZ_NAME ": %s\n", what);
@@ -19,6 +20,16 @@ static inline void bug(const char *what) {
 /* Whether the n bytes at p lie inside the len bytes at base. */
 static inline int within(const uint8_t *p, size_t n, const uint8_t *base, size_t len) {
   return p >= base && n <= len && (size_t)(p - base) <= len - n;
+}
+
+/* A scratch file in /tmp named after the harness, made once for the
+ * harnesses that hand their input to a reader of paths (the harness
+ * removes it at exit); path[cap] receives its name. */
+static inline void fuzz_scratch_file(char *path, size_t cap) {
+  snprintf(path, cap, "/tmp/gostx-" FUZZ_NAME "-XXXXXX");
+  int fd = mkstemp(path);
+  if (fd < 0) abort();
+  close(fd);
 }
 
 /* A view (NULL when the field is absent) outside the input is a bug. */
