@@ -70,6 +70,32 @@ static inline void gostx_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, s
   for (size_t i = 0; i < len; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
 }
 
+/* The block buffer of a hash or MAC (Streebog, GOST R 34.11-94, GOST 28147-89
+ * IMIT, SHA-1, SHA-256): moves what fits of *in (*len bytes) into
+ * buf[*buf_len..block), advancing *in and *len; 1 when buf is now full. */
+static inline int gostx_buffer_fill(uint8_t *buf, size_t *buf_len, size_t block,
+                                    const uint8_t **in, size_t *len) {
+  size_t take = block - *buf_len;
+  if (take > *len) take = *len;
+  memcpy(buf + *buf_len, *in, take);
+  *buf_len += take;
+  *in += take;
+  *len -= take;
+  return *buf_len == block;
+}
+
+/* The Merkle-Damgard strengthening of SHA-1 and SHA-256 (FIPS 180-4 5.1.1):
+ * 0x80, zeros to 56 mod 64, the message length in bits big-endian, for a
+ * message of total bytes with buf_len of them buffered, written into tail;
+ * returns how many bytes to hash. */
+static inline size_t gostx_md_tail(uint8_t tail[72], size_t buf_len, uint64_t total) {
+  size_t zeros = (buf_len < 56 ? 56 : 120) - buf_len;
+  memset(tail, 0, zeros);
+  tail[0] = 0x80;
+  gostx_store64_be(tail + zeros, total * 8);
+  return zeros + 8;
+}
+
 /* dst += src mod 2^(64 * words), both little-endian byte strings (the
  * checksums Sigma of Streebog and GOST R 34.11-94). No branches on the data:
  * Sigma is a sum of message blocks (secret for HMAC inner input). */

@@ -54,16 +54,21 @@ assert sorted(PI) == list(range(256))
 LC = [148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194, 16, 133, 32, 148, 1]
 
 
-def gmul(a, b):
-    """GF(2^8) product modulo x^8 + x^7 + x^6 + x + 1."""
+def gf_mul(a, b, n, poly):
+    """Product in GF(2^n) modulo poly (its bits, x^n's included)."""
     r = 0
-    for i in range(8):
+    for i in range(n):
         if b >> i & 1:
             r ^= a << i
-    for i in range(14, 7, -1):
+    for i in range(2 * n - 2, n - 1, -1):
         if r >> i & 1:
-            r ^= 0x1C3 << (i - 8)
+            r ^= poly << (i - n)
     return r
+
+
+def gmul(a, b):
+    """GF(2^8) product modulo x^8 + x^7 + x^6 + x + 1."""
+    return gf_mul(a, b, 8, 0x1C3)
 
 
 def R(a):
@@ -385,14 +390,8 @@ def bitmat_inverse(mat):
 
 
 def gf16_mul(a, b):
-    p = 0
-    for i in range(4):
-        if b >> i & 1:
-            p ^= a << i
-    for i in range(6, 3, -1):
-        if p >> i & 1:
-            p ^= 0x19 << (i - 4)
-    return p
+    """GF(2^4) product modulo x^4 + x^3 + 1."""
+    return gf_mul(a, b, 4, 0x19)
 
 
 def decomposed_pi(x):

@@ -35,6 +35,17 @@ finish() { # the counts; exit status 0 only without failures
   [ $fail = 0 ]
   exit
 }
+# engine_pki_or_finish: the second half of a test that needs openssl with
+# gost-engine starts in the PKI support/gost_pki.sh makes in $T/pki (the
+# engine named by -engine, OPENSSL_CONF=/dev/null); without the engine the
+# counts so far are the result (finish).
+engine_pki_or_finish() {
+  command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
+    { echo "openssl with gost-engine not found: skipping"; finish; }
+  bash "$here/support/gost_pki.sh" "$T/pki" >/dev/null || exit 1
+  cd "$T/pki" || exit 1
+  export OPENSSL_CONF=/dev/null
+}
 
 # For the interruption tests (test_interrupt.sh, test_interrupt_pkey.sh; both
 # `set -m`, so background jobs receive SIGINT):

@@ -16,23 +16,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+from tally import check, finish  # noqa: E402
+
 GOSTX = os.environ.get("GOSTX", "build/gostx")
 VECTORS = os.environ.get("GOSTX_VECTORS",
                          os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors"))
 
-passed = 0
-failed = 0
 rng = random.Random(int(os.environ.get("GOSTX_TEST_SEED", "20260101")))
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s%s" % (what, (" -- " + detail) if detail else ""))
-        sys.stdout.flush()
 
 
 def run(args, data=b""):
@@ -592,8 +583,7 @@ def main():
     test_help()
     with tempfile.TemporaryDirectory() as tmp:
         test_hash_files(tmp)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

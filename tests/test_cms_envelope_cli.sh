@@ -158,11 +158,7 @@ check "a static originator on another curve: exit 2, nothing written" [ $? = 2 -
   -recip "$tc26/recipient256_cert.pem" -in "$T/doc.bin" -out "$T/u.p7m" 2>"$T/err"
 check "a static originator without -kari: exit 2, nothing written" [ $? = 2 -a ! -e "$T/u.p7m" ]
 
-command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
-  { echo "openssl with gost-engine not found: skipping"; finish; }
-bash "$here/support/gost_pki.sh" "$T/pki" >/dev/null || exit 1
-cd "$T/pki" || exit 1
-export OPENSSL_CONF=/dev/null
+engine_pki_or_finish
 head -c 1024 /dev/urandom >magma.bin   # one Magma section (gost-engine's limit)
 head -c 4096 /dev/urandom >kuz.bin     # one Kuznyechik section
 head -c 20000 /dev/urandom >big.bin    # past gost-engine's decryption bug

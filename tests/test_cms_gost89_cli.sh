@@ -44,11 +44,7 @@ check "-gost89 -omac: exit 2" [ $? = 2 -a ! -e "$T/u.p7m" ]
 "$G" cms -encrypt -gost89 -magma -recip "$tc26/recipient256_cert.pem" -in "$T/doc.bin" -out "$T/u.p7m" 2>/dev/null
 check "-gost89 -magma: exit 2" [ $? = 2 -a ! -e "$T/u.p7m" ]
 
-command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
-  { echo "openssl with gost-engine not found: skipping"; finish; }
-bash "$here/support/gost_pki.sh" "$T/pki" >/dev/null || exit 1
-cd "$T/pki" || exit 1
-export OPENSSL_CONF=/dev/null
+engine_pki_or_finish
 for n in 0 1 1023 1024 1025 100000; do head -c $n /dev/urandom >$n.bin; done
 # each side's exit status counts too: openssl writes -out before it fails
 agree() { [ "$1" = 0 ] && cmp -s "$2" "$3"; }

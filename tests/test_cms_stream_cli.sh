@@ -80,11 +80,7 @@ message $size | head -c 100000 >"$T/cut.ber"
 check "cut short to stdout: exit 4, nothing on stdout" \
   [ "$("$G" cms -EncryptedData_decrypt -secretkey $key -in "$T/cut.ber" 2>/dev/null | wc -c)" = 0 ]
 
-command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
-  { echo "openssl with gost-engine not found: skipping"; finish; }
-bash "$here/support/gost_pki.sh" "$T/pki" >/dev/null || exit 1
-cd "$T/pki" || exit 1
-export OPENSSL_CONF=/dev/null
+engine_pki_or_finish
 head -c 20000 /dev/urandom >big.bin    # past gost-engine's one section: its encryption is right
 for form in DER PEM; do
   for ci in kuznyechik-ctr-acpkm-omac magma-ctr-acpkm; do

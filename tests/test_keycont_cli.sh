@@ -26,33 +26,25 @@ fi
 
 # header.key rebuilt (python3): each element of its content through
 # edit(tag, element) -> bytes, its check value made again (gostx mac)
-cat >hdr.py <<'EOF'
-import subprocess
-def tlv(b, i):  # tag, header length, content length at i
-    n = b[i + 1]
-    if n < 0x80:
-        return b[i], 2, n
-    k = n & 0x7f
-    return b[i], 2 + k, int.from_bytes(b[i + 2:i + 2 + k], 'big')
-def enc(tag, c):
-    n = len(c)
-    if n < 0x80:
-        return bytes([tag, n]) + c
-    ln = n.to_bytes((n.bit_length() + 7) // 8, 'big')
-    return bytes([tag, 0x80 | len(ln)]) + ln + c
+cat >hdr.py <<EOF
+import subprocess, sys
+sys.path.insert(0, "$here/support")
+from der import header, tlv
+EOF
+cat >>hdr.py <<'EOF'
 def rebuild(src, dst, G, edit):
     h = open(src, 'rb').read()
-    _, oh, _ = tlv(h, 0)
-    _, ch, cn = tlv(h, oh)
+    _, oh, _ = header(h, 0)
+    _, ch, cn = header(h, oh)
     content, i, out = h[oh + ch:oh + ch + cn], 0, b''
     while i < len(content):
-        t, hl, n = tlv(content, i)
+        t, hl, n = header(content, i)
         out += edit(t, content[i:i + hl + n])
         i += hl + n
-    c = enc(0x30, out)
+    c = tlv(0x30, out)
     mac = subprocess.run([G, 'mac', 'gost89-imit', '-k', '00' * 32, '--sbox', 'tc26-z'],
                          input=c, capture_output=True, check=True).stdout.decode().strip()
-    open(dst, 'wb').write(enc(0x30, c + enc(0x04, bytes.fromhex(mac))))
+    open(dst, 'wb').write(tlv(0x30, c + tlv(0x04, bytes.fromhex(mac))))
 EOF
 
 for src in "$V"/*/; do
@@ -133,9 +125,9 @@ for src in "$V"/*/; do
     rm -rf d t.pem && cp -r "$C" d
     python3 - d/header.key other.der "$G" <<'EOF'
 import sys
-from hdr import enc, rebuild
+from hdr import rebuild, tlv
 cert = open(sys.argv[2], 'rb').read()
-rebuild(sys.argv[1], sys.argv[1], sys.argv[3], lambda t, e: enc(t, cert) if t in (0x85, 0xa5) else e)
+rebuild(sys.argv[1], sys.argv[1], sys.argv[3], lambda t, e: tlv(t, cert) if t in (0x85, 0xa5) else e)
 EOF
     "$G" key import d -out t.pem -nocrypt -passin pass: 2>err
     check "$name: another certificate: exit 1" [ $? = 1 ]
@@ -192,7 +184,7 @@ EOF
     mkdir "$1" && cp pin/name.key pin/masks.key "$1"/
     python3 - "$1" "$2" "$ds" "$xs" "$G" <<'EOF'
 import subprocess, sys
-from hdr import enc, rebuild
+from hdr import rebuild, tlv
 out, cert, G = sys.argv[1], open(sys.argv[2], 'rb').read(), sys.argv[5]
 q = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893
 K = "b551b39608787399ba85c59c68906b8f83c289ccee3c6141700dfc75ec0fd9f5"
@@ -202,12 +194,12 @@ m = int.from_bytes(masks[4:36], "little")
 k2 = int(sys.argv[3], 16) * m % q
 primary = open("pin/primary.key", "rb").read()
 second = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=k2.to_bytes(32, "little"))
-open(out + "/primary.key", "wb").write(enc(0x30, primary[2:] + enc(0x04, second)))
+open(out + "/primary.key", "wb").write(tlv(0x30, primary[2:] + tlv(0x04, second)))
 oid = lambda t: bytes([6, len(t)]) + t
-params = enc(0xa4, bytes.fromhex("03020780") + enc(0xa0, oid(bytes.fromhex("2a85030701010101")) +
-             enc(0x30, oid(bytes.fromhex("2a850302022301")) + oid(bytes.fromhex("2a85030701010202")))))
-fp = enc(0x8b, bytes.fromhex(sys.argv[4])[::-1][:8])
-add = {0x82: params, 0x85: enc(0x86, cert), 0x8a: fp}  # after [2], [5], [10]
+params = tlv(0xa4, bytes.fromhex("03020780") + tlv(0xa0, oid(bytes.fromhex("2a85030701010101")) +
+             tlv(0x30, oid(bytes.fromhex("2a850302022301")) + oid(bytes.fromhex("2a85030701010202")))))
+fp = tlv(0x8b, bytes.fromhex(sys.argv[4])[::-1][:8])
+add = {0x82: params, 0x85: tlv(0x86, cert), 0x8a: fp}  # after [2], [5], [10]
 rebuild("pin/header.key", out + "/header.key", G, lambda t, e: e + add.get(t, b''))
 EOF
   }
@@ -248,7 +240,7 @@ EOF
   python3 - "$("$G" pkey -i k512.key -text | sed -n 's/^d: //p')" \
     "$("$G" pkey -i k512.key -text | sed -n 's/^x: //p')" "$G" <<'EOF'
 import subprocess, sys
-from hdr import enc, rebuild
+from hdr import rebuild, tlv
 q = int("ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
         "27e69532f48d89116ff22b8d4e0560609b4b38abfad2b85dcacdb1411f10b275", 16)  # 512 A's
 d, G = int(sys.argv[1], 16), sys.argv[3]
@@ -258,14 +250,14 @@ m = int("01" + "a5" * 63, 16)
 le = lambda v: v.to_bytes(64, "little")
 run = lambda *a, data: subprocess.run([G, *a], input=data, capture_output=True, check=True).stdout
 mac = bytes.fromhex(run("mac", "gost89-imit", "-k", le(m)[32:].hex(), "--sbox", "tc26-z", data=salt).decode().strip())
-open("k512/masks.key", "wb").write(enc(0x30, enc(4, le(m)) + enc(4, salt) + enc(4, mac)))
+open("k512/masks.key", "wb").write(tlv(0x30, tlv(4, le(m)) + tlv(4, salt) + tlv(4, mac)))
 key = run("cipher", "gost89-ecb", "--sbox", "tc26-z", "-k", K, data=le(d * m % q))
-open("k512/primary.key", "wb").write(enc(0x30, enc(4, key)))
-oid = lambda t: enc(6, bytes.fromhex(t))
-params = enc(0x30, bytes.fromhex("03020780") + enc(0xa0, oid("2a85030701010102") +
-             enc(0x30, oid("2a8503070102010201") + oid("2a85030701010203"))))
-new = {0x30: params, 0x85: enc(0x85, open("k512.der", "rb").read()),
-       0x8a: enc(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
+open("k512/primary.key", "wb").write(tlv(0x30, tlv(4, key)))
+oid = lambda t: tlv(6, bytes.fromhex(t))
+params = tlv(0x30, bytes.fromhex("03020780") + tlv(0xa0, oid("2a85030701010102") +
+             tlv(0x30, oid("2a8503070102010201") + oid("2a85030701010203"))))
+new = {0x30: params, 0x85: tlv(0x85, open("k512.der", "rb").read()),
+       0x8a: tlv(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
 rebuild("pin/header.key", "k512/header.key", G, lambda t, e: new.get(t, e))
 EOF
   check "512: import under the PIN" "$G" key import k512 -out k512.pem -nocrypt -passin pass:qawsqaws -certout k512.crt 2>err
@@ -293,7 +285,7 @@ if command -v python3 >/dev/null && [ $ossl = 1 ] && [ -d pin ]; then
   python3 - "$(o pkey -in k01.key -noout -text | sed -n 's/^Private key: //p')" \
     "$(o pkey -in k01.key -noout -text | sed -n 's/^ *X://p')" "$G" <<'EOF'
 import subprocess, sys
-from hdr import enc, rebuild
+from hdr import rebuild, tlv
 q = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893  # CryptoPro-A's
 d, G = int(sys.argv[1], 16), sys.argv[3]
 salt = bytes.fromhex("5f3cb1e2a4d6970812345678")
@@ -307,14 +299,14 @@ for _ in range(2):
     C = H(x(C, 0x36), hs, x(C, 0x5c), hs)
 K = H(H(x(C, 0x36), salt, x(C, 0x5c)))
 mac = bytes.fromhex(run(G, "mac", "gost89-imit", "-k", le(m).hex(), "--sbox", "tc26-z", data=salt).decode().strip())
-open("k01/masks.key", "wb").write(enc(0x30, enc(4, le(m)) + enc(4, salt) + enc(4, mac)))
+open("k01/masks.key", "wb").write(tlv(0x30, tlv(4, le(m)) + tlv(4, salt) + tlv(4, mac)))
 key = run(G, "cipher", "gost89-ecb", "--sbox", "cryptopro-a", "-k", K.hex(), data=le(d * m % q))
-open("k01/primary.key", "wb").write(enc(0x30, enc(4, key)))
-oid = lambda t: enc(6, bytes.fromhex(t))
-params = enc(0x30, bytes.fromhex("03020780") + enc(0xa0, oid("2a85030202" "13") +
-             enc(0x30, oid("2a850302022301") + oid("2a850302021e01"))))
-new = {0x30: params, 0x85: enc(0x85, open("k01.der", "rb").read()),
-       0x8a: enc(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
+open("k01/primary.key", "wb").write(tlv(0x30, tlv(4, key)))
+oid = lambda t: tlv(6, bytes.fromhex(t))
+params = tlv(0x30, bytes.fromhex("03020780") + tlv(0xa0, oid("2a85030202" "13") +
+             tlv(0x30, oid("2a850302022301") + oid("2a850302021e01"))))
+new = {0x30: params, 0x85: tlv(0x85, open("k01.der", "rb").read()),
+       0x8a: tlv(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
 rebuild("pin/header.key", "k01/header.key", G, lambda t, e: new.get(t, e))
 EOF
   cpub=$(o x509 -in k01.der -inform DER -pubkey -noout)

@@ -43,23 +43,15 @@ if [ ! -x "$GOSTX" ]; then
   exit 1
 fi
 
-exec python3 - <<'PYEOF'
+exec python3 - "$here/support" <<'PYEOF'
 import os, random, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, sys.argv[1])
+from tally import check, finish
 
 GOSTX = os.environ["GOSTX"]
 rng = random.Random(int(os.environ.get("GOSTX_TEST_SEED", "4242")))
-passed = failed = 0
 notes = []
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s%s" % (what, (" -- " + detail) if detail else ""))
-        sys.stdout.flush()
 
 
 def rb(n):
@@ -259,6 +251,5 @@ for rep in range(3):
 for note in notes:
     print("NOTE: " + note)
 shutil.rmtree(tmpdir, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish())
 PYEOF

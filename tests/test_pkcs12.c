@@ -15,17 +15,8 @@
 
 static char *slurp(const char *name, size_t *len) {
   char path[512];
-  snprintf(path, sizeof path, "%s/pkcs12/%s", getenv("GOSTX_VECTORS"), name);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(1);
-  }
-  char *buf = malloc(1 << 16);
-  *len = fread(buf, 1, (1 << 16) - 1, f);
-  buf[*len] = 0;
-  fclose(f);
-  return buf;
+  snprintf(path, sizeof path, "pkcs12/%s", name);
+  return (char *)tv_file(path, len);
 }
 
 typedef struct material {

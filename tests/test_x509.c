@@ -33,15 +33,7 @@ _Static_assert(GOSTX_X509_SIG_2012_256 == 1 && GOSTX_X509_SIG_2012_512 == 2 &&
 static uint8_t *slurp(const char *name, size_t *len) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(1);
-  }
-  uint8_t *buf = malloc(1 << 20);
-  *len = fread(buf, 1, 1 << 20, f);
-  fclose(f);
-  return buf;
+  return t_read_file(path, len);
 }
 
 /* The certificates of a PEM file, DER, each in its own buffer. */

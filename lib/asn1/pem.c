@@ -226,6 +226,7 @@ int gostx__pem_body(const char *s, size_t n, size_t *pos, const char *label, uin
 
 int gostx__pem_block(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
                      size_t cap, size_t *der_len) {
+  if (!s || !pos || !der || !der_len || *pos > n) return GOSTX_EINVAL; /* public arguments */
   for (size_t line = *pos; line < n;) {
     size_t j = line;
     while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;

@@ -28,7 +28,8 @@ int gostx__pem_body(const char *s, size_t n, size_t *pos, const char *label, uin
  * label): its DER into der[cap], *der_len, *pos past its END line: 1. No such
  * block left: 0 (*pos = n). A malformed block: GOSTX_EFORMAT; one larger
  * than cap: GOSTX_ELEN (certificates and requests are public: their
- * readers say which). */
+ * readers say which). A NULL s, pos, der or der_len, or *pos past n:
+ * GOSTX_EINVAL (the public gostx_x509_*pem_next take it from here). */
 int gostx__pem_block(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
                      size_t cap, size_t *der_len);
 /* der[der_len] as a PEM block labelled `label`: lines of 64 characters, a

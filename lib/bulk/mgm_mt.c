@@ -151,49 +151,49 @@ static void mgm_final(struct mgm_job *j, uint8_t *sum, uint8_t *full) {
   gostx_memzero(z, sizeof z);
 }
 
-int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
-                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag) {
-  if (!p) return GOSTX_EINVAL;
-  const uint8_t *nonce = p->nonce, *aad = p->aad;
-  const size_t aad_len = p->aad_len, tag_len = p->tag_len;
-  if (!gostx__bulk_parallel(pool, aad_len + len) || aad_len + len < aad_len)
-    return gostx_mgm_encrypt(c, nonce, aad, aad_len, in, len, out, tag, tag_len);
-  if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
+/* Both directions on the pool, once the call is for it: encrypt (check NULL)
+ * writes the ciphertext and hashes it, the tag into tag_out; decrypt hashes
+ * the ciphertext first and decrypts only when the tag check matches. */
+static int mgm_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
+                  const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag_out,
+                  const uint8_t *check) {
+  const size_t tag_len = p->tag_len;
+  if (!c || !(check ? check : tag_out) || (!p->aad && p->aad_len) || ((!in || !out) && len))
+    return GOSTX_EINVAL;
   if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
   struct mgm_job j;
   uint8_t sum[GOSTX_MAX_BLOCK_LEN] = {0}, full[GOSTX_MAX_BLOCK_LEN];
-  int rc = mgm_setup(pool, &j, c, nonce, aad, aad_len, in, len, out);
-  if (!rc) rc = mgm_pass(pool, &j, MGM_ENCRYPT, 1, sum);
+  int rc = mgm_setup(pool, &j, c, p->nonce, p->aad, p->aad_len, in, len, out);
+  if (!rc) rc = mgm_pass(pool, &j, check ? MGM_HASH_CT : MGM_ENCRYPT, 1, sum);
   if (!rc) {
     mgm_final(&j, sum, full);
-    memcpy(tag, full, tag_len);
+    if (!check) memcpy(tag_out, full, tag_len);
+    else if (gostx_memeq_ct(full, check, tag_len) != 0) rc = GOSTX_EAUTH;
   }
+  if (!rc && check) rc = mgm_pass(pool, &j, MGM_DECRYPT_CT, 0, sum);
   gostx_memzero(sum, sizeof sum);
   gostx_memzero(full, sizeof full);
   gostx_memzero(&j, sizeof j);
   return rc;
 }
 
+/* Short calls (or a length sum that wraps) go to the one-thread calls. */
+static int serial(gostx_pool *pool, const gostx_mgm_params *p, size_t len) {
+  return !gostx__bulk_parallel(pool, p->aad_len + len) || p->aad_len + len < p->aad_len;
+}
+
+int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
+                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag) {
+  if (!p) return GOSTX_EINVAL;
+  if (serial(pool, p, len))
+    return gostx_mgm_encrypt(c, p->nonce, p->aad, p->aad_len, in, len, out, tag, p->tag_len);
+  return mgm_mt(pool, c, p, in, len, out, tag, NULL);
+}
+
 int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
                          const uint8_t *in, size_t len, const uint8_t *tag, uint8_t *out) {
   if (!p) return GOSTX_EINVAL;
-  const uint8_t *nonce = p->nonce, *aad = p->aad;
-  const size_t aad_len = p->aad_len, tag_len = p->tag_len;
-  if (!gostx__bulk_parallel(pool, aad_len + len) || aad_len + len < aad_len)
-    return gostx_mgm_decrypt(c, nonce, aad, aad_len, in, len, tag, tag_len, out);
-  if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
-  if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
-  struct mgm_job j;
-  uint8_t sum[GOSTX_MAX_BLOCK_LEN] = {0}, full[GOSTX_MAX_BLOCK_LEN];
-  int rc = mgm_setup(pool, &j, c, nonce, aad, aad_len, in, len, out);
-  if (!rc) rc = mgm_pass(pool, &j, MGM_HASH_CT, 1, sum);
-  if (!rc) {
-    mgm_final(&j, sum, full);
-    if (gostx_memeq_ct(full, tag, tag_len) != 0) rc = GOSTX_EAUTH;
-  }
-  if (!rc) rc = mgm_pass(pool, &j, MGM_DECRYPT_CT, 0, sum);
-  gostx_memzero(sum, sizeof sum);
-  gostx_memzero(full, sizeof full);
-  gostx_memzero(&j, sizeof j);
-  return rc;
+  if (serial(pool, p, len))
+    return gostx_mgm_decrypt(c, p->nonce, p->aad, p->aad_len, in, len, tag, p->tag_len, out);
+  return mgm_mt(pool, c, p, in, len, out, NULL, tag);
 }

@@ -6,15 +6,13 @@
 int gostx_cms_digested_parse(const uint8_t *der, size_t der_len, gostx_cms_digested *out,
                              gostx_cms_status *st) {
   gostx_cms_status dummy;
-  if (!st) st = &dummy;
-  *st = GOSTX_CMS_MALFORMED;
-  if (!der || !out) return GOSTX_EINVAL;
-  memset(out, 0, sizeof *out);
   gostx__der dd, oid, eci, type, explicit, content, digest;
   size_t rest;
-  if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_DIGESTED_DATA,
-                              sizeof OID_DIGESTED_DATA - 1, &dd, &rest, st) ||
-      gostx__der_small_uint(&dd, &out->version) || out->version > 2 ||
+  if (!st) st = &dummy;
+  int rc = gostx__cms_parse_open(der, der_len, out, sizeof *out, OID_DIGESTED_DATA,
+                                 sizeof OID_DIGESTED_DATA - 1, &dd, &rest, st);
+  if (rc) return rc;
+  if (gostx__der_small_uint(&dd, &out->version) || out->version > 2 ||
       gostx__cms_alg_id(&dd, &oid) || gostx__der_get(&dd, GOSTX__DER_SEQ, &eci, NULL) ||
       gostx__der_oid(&eci, &type))
     return GOSTX_EFORMAT;
@@ -28,9 +26,8 @@ int gostx_cms_digested_parse(const uint8_t *der, size_t der_len, gostx_cms_diges
     return GOSTX_EFORMAT;
   out->content = content.p, out->content_len = content.n;
   out->digest = digest.p, out->stored_digest_len = digest.n;
-  if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
+  if (gostx__cms_parse_close(rest, st)) return GOSTX_EFORMAT;
   out->der = der, out->der_len = der_len;
-  *st = GOSTX_CMS_OK;
   return 0;
 }
 

@@ -309,20 +309,17 @@ int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32]
 int gostx_cms_encrypted_parse(const uint8_t *der, size_t der_len, gostx_cms_encrypted *out,
                               gostx_cms_status *st) {
   gostx_cms_status dummy;
-  if (!st) st = &dummy;
-  *st = GOSTX_CMS_MALFORMED;
-  if (!der || !out) return GOSTX_EINVAL;
-  memset(out, 0, sizeof *out);
   gostx__der ed;
   size_t rest;
-  if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_ENCRYPTED_DATA,
-                              sizeof OID_ENCRYPTED_DATA - 1, &ed, &rest, st) ||
-      gostx__der_small_uint(&ed, &out->version) || (out->version != 0 && out->version != 2) ||
-      gostx__cms_read_encrypted_content(&ed, &out->content, st))
+  if (!st) st = &dummy;
+  int rc = gostx__cms_parse_open(der, der_len, out, sizeof *out, OID_ENCRYPTED_DATA,
+                                 sizeof OID_ENCRYPTED_DATA - 1, &ed, &rest, st);
+  if (rc) return rc;
+  if (gostx__der_small_uint(&ed, &out->version) || (out->version != 0 && out->version != 2) ||
+      gostx__cms_read_encrypted_content(&ed, &out->content, st) ||
+      gostx__cms_parse_close(rest, st))
     return GOSTX_EFORMAT;
-  if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
   out->der = der, out->der_len = der_len;
-  *st = GOSTX_CMS_OK;
   return 0;
 }
 

@@ -360,8 +360,8 @@ static int declares_more(const uint8_t *p, size_t n) {
   return len > n - hdr;
 }
 
-int gostx__cms_content_info(const uint8_t *der, size_t der_len, const uint8_t *type_oid,
-                            size_t type_len, gostx__der *inner, size_t *rest, gostx_cms_status *st) {
+static int content_info(const uint8_t *der, size_t der_len, const uint8_t *type_oid, size_t type_len,
+                        gostx__der *inner, size_t *rest, gostx_cms_status *st) {
   gostx__der r = {der, der_len}, ci, oid, explicit;
   if (gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL)) {
     if (declares_more(der, der_len)) *st = GOSTX_CMS_TRUNCATED;
@@ -380,23 +380,36 @@ int gostx__cms_content_info(const uint8_t *der, size_t der_len, const uint8_t *t
   return 0;
 }
 
+int gostx__cms_parse_open(const uint8_t *der, size_t der_len, void *out, size_t clear,
+                          const char *type_oid, size_t type_len, gostx__der *inner, size_t *rest,
+                          gostx_cms_status *st) {
+  *st = GOSTX_CMS_MALFORMED;
+  if (!der || !out) return GOSTX_EINVAL;
+  memset(out, 0, clear);
+  return content_info(der, der_len, (const uint8_t *)type_oid, type_len, inner, rest, st)
+             ? GOSTX_EFORMAT
+             : 0;
+}
+
+int gostx__cms_parse_close(size_t rest, gostx_cms_status *st) {
+  if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
+  *st = GOSTX_CMS_OK;
+  return 0;
+}
+
 int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
                            gostx_cms_status *st) {
   gostx_cms_status dummy;
-  if (!st) st = &dummy;
-  *st = GOSTX_CMS_MALFORMED;
-  if (!der || !out) return GOSTX_EINVAL;
-  memset(out, 0, offsetof(gostx_cms_signed, signers));
   gostx__der sd;
   size_t rest;
-  if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_SIGNED_DATA,
-                              sizeof OID_SIGNED_DATA - 1, &sd, &rest, st) ||
-      signed_data(sd, out, st))
-    return GOSTX_EFORMAT;
+  if (!st) st = &dummy;
+  int rc = gostx__cms_parse_open(der, der_len, out, offsetof(gostx_cms_signed, signers),
+                                 OID_SIGNED_DATA, sizeof OID_SIGNED_DATA - 1, &sd, &rest, st);
+  if (rc) return rc;
+  if (signed_data(sd, out, st)) return GOSTX_EFORMAT;
   if (out->n_signers == 0) return GOSTX_EFORMAT; /* a bare certificate bag signs nothing */
-  if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
+  if (gostx__cms_parse_close(rest, st)) return GOSTX_EFORMAT;
   out->der = der, out->der_len = der_len;
-  *st = GOSTX_CMS_OK;
   return 0;
 }
 

@@ -300,12 +300,7 @@ int gostx_gost89_imit_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t le
       len -= 8;
       continue;
     }
-    size_t n = 8 - ctx->buf_len;
-    if (n > len) n = len;
-    memcpy(ctx->buf + ctx->buf_len, in, n);
-    ctx->buf_len += n;
-    in += n;
-    len -= n;
+    gostx_buffer_fill(ctx->buf, &ctx->buf_len, 8, &in, &len);
   }
   return GOSTX_OK;
 }

@@ -106,13 +106,7 @@ int gostx_gost94_update(gostx_gost94_ctx *ctx, const void *data, size_t len) {
   const uint8_t *p = data;
   ctx->total += len;
   if (ctx->buf_len) {
-    size_t take = 32 - ctx->buf_len;
-    if (take > len) take = len;
-    memcpy(ctx->buf + ctx->buf_len, p, take);
-    ctx->buf_len += take;
-    p += take;
-    len -= take;
-    if (ctx->buf_len < 32) return GOSTX_OK;
+    if (!gostx_buffer_fill(ctx->buf, &ctx->buf_len, 32, &p, &len)) return GOSTX_OK;
     process_block(ctx, ctx->buf);
     ctx->buf_len = 0;
   }

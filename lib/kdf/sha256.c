@@ -47,24 +47,15 @@ void gostx__sha256_update(gostx__sha256_ctx *ctx, const void *data, size_t len) 
   const uint8_t *p = data;
   ctx->total += len;
   while (len) {
-    size_t take = GOSTX__SHA256_BLOCK - ctx->buf_len;
-    if (take > len) take = len;
-    memcpy(ctx->buf + ctx->buf_len, p, take);
-    ctx->buf_len += take, p += take, len -= take;
-    if (ctx->buf_len == GOSTX__SHA256_BLOCK) {
-      compress(ctx->h, ctx->buf);
-      ctx->buf_len = 0;
-    }
+    if (!gostx_buffer_fill(ctx->buf, &ctx->buf_len, GOSTX__SHA256_BLOCK, &p, &len)) continue;
+    compress(ctx->h, ctx->buf);
+    ctx->buf_len = 0;
   }
 }
 
 void gostx__sha256_final(gostx__sha256_ctx *ctx, uint8_t out[GOSTX__SHA256_LEN]) {
-  uint64_t bits = ctx->total * 8;
-  uint8_t pad[GOSTX__SHA256_BLOCK + 8] = {0x80};
-  /* 0x80, zeros to 56 mod 64, the length in bits big-endian */
-  size_t pad_len = (ctx->buf_len < 56 ? 56 : 120) - ctx->buf_len;
-  gostx_store64_be(pad + pad_len, bits);
-  gostx__sha256_update(ctx, pad, pad_len + 8);
+  uint8_t tail[GOSTX__SHA256_BLOCK + 8];
+  gostx__sha256_update(ctx, tail, gostx_md_tail(tail, ctx->buf_len, ctx->total));
   for (int i = 0; i < 8; i++) gostx_store32_be(out + 4 * i, ctx->h[i]);
   gostx_memzero(ctx, sizeof *ctx);
 }

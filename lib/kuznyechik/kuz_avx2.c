@@ -32,15 +32,12 @@
 #include <pthread.h>
 
 typedef uint64_t W4 __attribute__((vector_size(32)));
-typedef uint64_t W2 __attribute__((vector_size(16)));
+#include "kuz_w2.h" /* W2, andn_w2, LOAD2/STORE2: shared with kuz_ssse3.c */
 
 /* The S-box circuits' ~a & b as one vpandn each (see kuz_tables.h; the
  * header's own uint64_t instances take the plain form). */
 static inline __attribute__((always_inline, target("avx2"))) W4 andn_w4(W4 a, W4 b) {
   return (W4)_mm256_andnot_si256((__m256i)a, (__m256i)b);
-}
-static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2 b) {
-  return (W2)_mm_andnot_si128((__m128i)a, (__m128i)b);
 }
 #define KUZ_ANDN(a, b) _Generic((a), W4: andn_w4, W2: andn_w2, default: kuz_andn_u64)((a), (b))
 #include "kuz_tables.h"
@@ -67,19 +64,6 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
     _mm256_storeu_si256((__m256i *)(void *)(p), _mm256_unpacklo_epi64((__m256i)(lo), (__m256i)(hi)));        \
     _mm256_storeu_si256((__m256i *)(void *)((p) + 32), _mm256_unpackhi_epi64((__m256i)(lo), (__m256i)(hi))); \
   } while (0)
-#define LOAD2(p, lo, hi)                                                        \
-  do {                                                                          \
-    __m128i x_ = _mm_loadu_si128((const __m128i *)(const void *)(p));           \
-    __m128i y_ = _mm_loadu_si128((const __m128i *)(const void *)((p) + 16));    \
-    (lo) = (W2)_mm_unpacklo_epi64(x_, y_);                                      \
-    (hi) = (W2)_mm_unpackhi_epi64(x_, y_);                                      \
-  } while (0)
-#define STORE2(p, lo, hi)                                                                        \
-  do {                                                                                           \
-    _mm_storeu_si128((__m128i *)(void *)(p), _mm_unpacklo_epi64((__m128i)(lo), (__m128i)(hi)));        \
-    _mm_storeu_si128((__m128i *)(void *)((p) + 16), _mm_unpackhi_epi64((__m128i)(lo), (__m128i)(hi))); \
-  } while (0)
-
 
 #define BS_ATTR AVX2
 #define BS_W W4

@@ -14,31 +14,14 @@
 #include <pmmintrin.h> /* movddup: the key-mask broadcast */
 #include <tmmintrin.h> /* pshufb: the narrow kernel */
 
-typedef uint64_t W2 __attribute__((vector_size(16)));
+#include "kuz_w2.h"
 
 /* The S-box circuits' ~a & b as one pandn each (see kuz_tables.h; the
  * header's own uint64_t instances take the plain form). */
-static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
-  return (W2)_mm_andnot_si128((__m128i)a, (__m128i)b);
-}
 #define KUZ_ANDN(a, b) _Generic((a), W2: andn_w2, default: kuz_andn_u64)((a), (b))
 #include "kuz_tables.h"
 
 #define KUZ_SSSE3_WIDE_MIN 24
-
-/* Two blocks (32 bytes) <-> their low and high halves, one block per lane. */
-#define LOAD2(p, lo, hi)                                                     \
-  do {                                                                       \
-    __m128i x_ = _mm_loadu_si128((const __m128i *)(const void *)(p));        \
-    __m128i y_ = _mm_loadu_si128((const __m128i *)(const void *)((p) + 16)); \
-    (lo) = (W2)_mm_unpacklo_epi64(x_, y_);                                   \
-    (hi) = (W2)_mm_unpackhi_epi64(x_, y_);                                   \
-  } while (0)
-#define STORE2(p, lo, hi)                                                                              \
-  do {                                                                                                 \
-    _mm_storeu_si128((__m128i *)(void *)(p), _mm_unpacklo_epi64((__m128i)(lo), (__m128i)(hi)));        \
-    _mm_storeu_si128((__m128i *)(void *)((p) + 16), _mm_unpackhi_epi64((__m128i)(lo), (__m128i)(hi))); \
-  } while (0)
 
 /* ---- narrow: one block per pair of xmm (kuz_narrow.h) ----
  * The AVX2 file's one-block kernel with each ymm as two xmm registers, one

@@ -38,21 +38,16 @@ void gostx__sha1_init(gostx__sha1_ctx *ctx) {
 void gostx__sha1_update(gostx__sha1_ctx *ctx, const void *data, size_t len) {
   const uint8_t *p = data;
   ctx->total += len;
-  for (size_t take; len; p += take, len -= take) {
-    take = GOSTX__SHA1_BLOCK - ctx->buf_len < len ? GOSTX__SHA1_BLOCK - ctx->buf_len : len;
-    memcpy(ctx->buf + ctx->buf_len, p, take);
-    ctx->buf_len += take;
-    if (ctx->buf_len < GOSTX__SHA1_BLOCK) continue;
+  while (len) {
+    if (!gostx_buffer_fill(ctx->buf, &ctx->buf_len, GOSTX__SHA1_BLOCK, &p, &len)) continue;
     compress(ctx->h, ctx->buf);
     ctx->buf_len = 0;
   }
 }
 
 void gostx__sha1_final(gostx__sha1_ctx *ctx, uint8_t out[GOSTX__SHA1_LEN]) {
-  uint8_t tail[GOSTX__SHA1_BLOCK + 8] = {0x80}; /* 0x80, zeros, the bit length */
-  size_t zeros = (ctx->buf_len < 56 ? 56 : 120) - ctx->buf_len;
-  gostx_store64_be(tail + zeros, ctx->total * 8);
-  gostx__sha1_update(ctx, tail, zeros + 8);
+  uint8_t tail[GOSTX__SHA1_BLOCK + 8];
+  gostx__sha1_update(ctx, tail, gostx_md_tail(tail, ctx->buf_len, ctx->total));
   for (int i = 0; i < 5; i++) gostx_store32_be(out + 4 * i, ctx->h[i]);
   gostx_memzero(ctx, sizeof *ctx);
 }

@@ -48,13 +48,7 @@ int gostx_streebog_update(gostx_streebog_ctx *ctx, const void *data, size_t len)
   if (len == 0) return GOSTX_OK; /* data may be NULL: never pass it to memcpy */
   const uint8_t *p = data;
   if (ctx->buf_len) {
-    size_t take = 64 - ctx->buf_len;
-    if (take > len) take = len;
-    memcpy(ctx->buf + ctx->buf_len, p, take);
-    ctx->buf_len += take;
-    p += take;
-    len -= take;
-    if (ctx->buf_len < 64) return GOSTX_OK;
+    if (!gostx_buffer_fill(ctx->buf, &ctx->buf_len, 64, &p, &len)) return GOSTX_OK;
     process_block(ctx, ctx->buf);
     ctx->buf_len = 0;
   }

@@ -485,7 +485,6 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
 
 int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der, size_t cap,
                         size_t *der_len) {
-  if (!pem || !pos || !der || !der_len || *pos > pem_len) return GOSTX_EINVAL;
   return gostx__pem_block(pem, pem_len, pos, "CERTIFICATE", der, cap, der_len);
 }
 

@@ -1,13 +1,15 @@
 """Shared fixtures: the standards' vectors (tests/vectors of the repository,
 or GOSTX_VECTORS), the gostx command (GOSTX_CLI, else build/gostx), the
-GOST test PKI of tests/support/gost_pki.sh (GOSTX_TLS_PKI, else made) and
-`gostx tls serve` in front of a backend."""
+GOST test PKI of tests/support/gost_pki.sh (GOSTX_TLS_PKI, else made), its
+certificates and a Store trusting its root, `gostx tls serve` in front of a
+backend and a port that never answers."""
 import hashlib
 import json
 import os
 import pathlib
 import re
 import shutil
+import socket
 import subprocess
 import time
 
@@ -66,6 +68,33 @@ def pki(cli, tmp_path_factory):
         pytest.skip("openssl with gost-engine is needed for the test PKI")
     assert r.returncode == 0, r.stderr
     return path + "/"
+
+
+def pki_certs(pki, name):
+    """The certificates of the PEM file NAME in the test PKI."""
+    from gostx import x509
+    with open(pki + name, "rb") as f:
+        return x509.load_pem_x509_certificates(f.read())
+
+
+@pytest.fixture
+def store(pki):
+    """An x509.Store that trusts the test PKI's root (ca.pem)."""
+    from gostx import x509
+    s = x509.Store()
+    s.load_verify_locations(cafile=pki + "ca.pem")
+    return s
+
+
+@pytest.fixture(scope="module")
+def silent_port():
+    """A listener that never answers (its backlog takes the connections:
+    room for every test's, so none times out in TCP's connect)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1024)
+    yield s.getsockname()[1]
+    s.close()
 
 
 def body_of(n):

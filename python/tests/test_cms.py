@@ -12,10 +12,7 @@ import pytest
 import gostx
 from gostx import cms, x509
 
-
-def certs(pki, name):
-    with open(pki + name, "rb") as f:
-        return x509.load_pem_x509_certificates(f.read())
+from conftest import pki_certs
 
 
 def key(pki, name):
@@ -23,16 +20,9 @@ def key(pki, name):
         return gostx.load_pem_private_key(f.read())
 
 
-@pytest.fixture
-def store(pki):
-    s = x509.Store()
-    s.load_verify_locations(cafile=pki + "ca.pem")
-    return s
-
-
 @pytest.mark.parametrize("curve", ["256A", "512B"])
 def test_sign_verify_bytes(pki, store, curve):
-    leaf, inter = certs(pki, f"chain-{curve}.pem")
+    leaf, inter = pki_certs(pki, f"chain-{curve}.pem")
     sig = cms.sign(b"document", leaf, key(pki, f"leaf-{curve}.key"), cades=True, chain=[inter])
     got = cms.verify(sig, b"document", store=store)
     assert got.content is None and len(got.signers) == 1
@@ -43,7 +33,7 @@ def test_sign_verify_bytes(pki, store, curve):
 
 
 def test_attached_pem(pki, store):
-    leaf, inter = certs(pki, "chain-256B.pem")
+    leaf, inter = pki_certs(pki, "chain-256B.pem")
     sig = cms.sign(bytearray(b"inside"), leaf, key(pki, "leaf-256B.key"), detached=False,
                    signing_time=False, encoding="PEM")
     assert sig.startswith(b"-----BEGIN CMS-----")
@@ -54,7 +44,7 @@ def test_attached_pem(pki, store):
 def test_files_in_chunks_and_the_command(pki, store, cli, tmp_path):
     doc = tmp_path / "doc.bin"
     doc.write_bytes(bytes(range(256)) * 12289)  # 3 MiB and a bit: several chunks
-    leaf, inter = certs(pki, "chain-512A.pem")
+    leaf, inter = pki_certs(pki, "chain-512A.pem")
     sig = cms.sign(doc, leaf, key(pki, "leaf-512A.key"), chain=[inter])
     with open(doc, "rb") as f:
         assert cms.verify(sig, f, store=store).signers[0].certificate == leaf
@@ -67,7 +57,7 @@ def test_files_in_chunks_and_the_command(pki, store, cli, tmp_path):
                     "-inkey", pki + "leaf-256C.key", "-certfile", pki + "int.pem", "-cades",
                     "-out", str(tmp_path / "cli.sig")], check=True)
     got = cms.verify(tmp_path / "cli.sig", doc, store=store)
-    assert got.signers[0].certificate == certs(pki, "leaf-256C.pem")[0]
+    assert got.signers[0].certificate == pki_certs(pki, "leaf-256C.pem")[0]
 
 
 def test_detached_file_in_constant_memory(pki, tmp_path):
@@ -75,7 +65,7 @@ def test_detached_file_in_constant_memory(pki, tmp_path):
     with open(doc, "wb") as f:
         for _ in range(16):
             f.write(b"\x5a" * (1 << 20))
-    leaf = certs(pki, "leaf-256A.pem")[0]
+    leaf = pki_certs(pki, "leaf-256A.pem")[0]
     k = key(pki, "leaf-256A.key")
     tracemalloc.start()
     try:
@@ -88,7 +78,7 @@ def test_detached_file_in_constant_memory(pki, tmp_path):
 
 
 def test_refusals(pki, store, tmp_path):
-    leaf, inter = certs(pki, "chain-256A.pem")
+    leaf, inter = pki_certs(pki, "chain-256A.pem")
     k = key(pki, "leaf-256A.key")
     sig = cms.sign(b"document", leaf, k, chain=[inter])
     with pytest.raises(cms.VerificationError) as e:
@@ -159,7 +149,7 @@ def test_cades_t_timestamps(cli, tmp_path):
 def test_encrypt_decrypt_round_trip(pki, cipher, omac):
     """Both ciphers, with and without OMAC, one 256- and one 512-bit
     recipient in the same message: each opens it with its own key."""
-    r256, r512 = certs(pki, "leaf-256A.pem")[0], certs(pki, "leaf-512B.pem")[0]
+    r256, r512 = pki_certs(pki, "leaf-256A.pem")[0], pki_certs(pki, "leaf-512B.pem")[0]
     doc = bytes(range(256)) * 40 + b"tail"
     p7m = cms.encrypt(doc, [r256, r512], cipher=cipher, omac=omac)
     assert cms.decrypt(p7m, r256, key(pki, "leaf-256A.key")) == doc
@@ -170,7 +160,7 @@ def test_encrypt_gost89(pki, cli, tmp_path):
     """GOST 28147-89 CFB content with RFC 4490 key transport: both key
     sizes in one message, past the 1024-byte key meshing; `gostx cms
     -decrypt` reads it; a changed encryptedKey MAC is WRONG_KEY; no OMAC."""
-    r256, r512 = certs(pki, "leaf-256B.pem")[0], certs(pki, "leaf-512C.pem")[0]
+    r256, r512 = pki_certs(pki, "leaf-256B.pem")[0], pki_certs(pki, "leaf-512C.pem")[0]
     doc = bytes(range(256)) * 9 + b"tail"
     p7m = cms.encrypt(doc, [r256, r512], cipher="gost89")
     assert cms.decrypt(p7m, r256, key(pki, "leaf-256B.key")) == doc
@@ -199,7 +189,7 @@ def test_recipient_kinds_and_key_alone(pki, kari, key_id):
     """KARI or KTRI, by issuer and serial or by key id: each recipient opens
     the message by its certificate and by its key alone (cert None); a key
     of no recipient opens nothing."""
-    r256, r512 = certs(pki, "leaf-256A.pem")[0], certs(pki, "leaf-512B.pem")[0]
+    r256, r512 = pki_certs(pki, "leaf-256A.pem")[0], pki_certs(pki, "leaf-512B.pem")[0]
     doc = b"kinds" * 300
     p7m = cms.encrypt(doc, [r512, r256], omac=True, kari=kari, key_id=key_id)
     # a KARI's ukm is [1] EXPLICIT (a KTRI's sits bare in its encryptedKey);
@@ -216,7 +206,7 @@ def test_recipient_kinds_and_key_alone(pki, kari, key_id):
 
 
 def test_encrypt_pem_path_and_empty(pki, tmp_path):
-    r = certs(pki, "leaf-512A.pem")[0]
+    r = pki_certs(pki, "leaf-512A.pem")[0]
     (tmp_path / "doc").write_bytes(b"from a file")
     p7m = cms.encrypt(tmp_path / "doc", [r], encoding="PEM")
     assert p7m.startswith(b"-----BEGIN CMS-----")
@@ -226,7 +216,7 @@ def test_encrypt_pem_path_and_empty(pki, tmp_path):
 
 
 def test_decrypt_refusals(pki):
-    r, other = certs(pki, "leaf-256A.pem")[0], certs(pki, "leaf-256B.pem")[0]
+    r, other = pki_certs(pki, "leaf-256A.pem")[0], pki_certs(pki, "leaf-256B.pem")[0]
     k = key(pki, "leaf-256A.key")
     p7m = cms.encrypt(b"secret" * 100, [r], omac=True)
     bad = bytearray(p7m)
@@ -261,9 +251,9 @@ def test_encrypt_decrypt_with_the_command(pki, cli, tmp_path):
     doc.write_bytes(bytes(range(256)) * 9)
     subprocess.run([cli, "cms", "-encrypt", "-magma", "-omac", "-recip", pki + "leaf-512A.pem",
                     "-in", str(doc), "-out", str(tmp_path / "cli.p7m")], check=True)
-    got = cms.decrypt(tmp_path / "cli.p7m", certs(pki, "leaf-512A.pem")[0], key(pki, "leaf-512A.key"))
+    got = cms.decrypt(tmp_path / "cli.p7m", pki_certs(pki, "leaf-512A.pem")[0], key(pki, "leaf-512A.key"))
     assert got == doc.read_bytes()
-    (tmp_path / "py.p7m").write_bytes(cms.encrypt(doc, [certs(pki, "leaf-256C.pem")[0]], omac=True))
+    (tmp_path / "py.p7m").write_bytes(cms.encrypt(doc, [pki_certs(pki, "leaf-256C.pem")[0]], omac=True))
     r = subprocess.run([cli, "cms", "-decrypt", "-recip", pki + "leaf-256C.pem", "-inkey",
                         pki + "leaf-256C.key", "-in", str(tmp_path / "py.p7m"), "-out",
                         str(tmp_path / "out.bin")], capture_output=True, text=True)

@@ -49,17 +49,6 @@ http {{
 """
 
 
-@pytest.fixture(scope="module")
-def silent_port():
-    """A listener that never answers (its backlog takes the connections:
-    room for every test's, so none times out in TCP's connect)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen(1024)
-    yield s.getsockname()[1]
-    s.close()
-
-
 def _start_nginx(d, silent):
     """nginx on a free port (another one when it is taken): (process, port)."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"

@@ -495,16 +495,6 @@ def test_keylog(pki, serve, tmp_path):
 
 # ---- blocking, timeouts, the ssl habits ----
 
-@pytest.fixture
-def silent_port():
-    """A TCP listener that accepts and never answers."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(512)
-    yield lsock.getsockname()[1]
-    lsock.close()
-
-
 def test_handshake_timeout_raises_timeout_error(pki, silent_port):
     t = time.monotonic()
     with pytest.raises(socket.timeout) as e:

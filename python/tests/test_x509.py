@@ -9,21 +9,11 @@ import pytest
 import gostx
 from gostx import x509
 
-
-def certs(pki, name):
-    with open(pki + name, "rb") as f:
-        return x509.load_pem_x509_certificates(f.read())
-
-
-@pytest.fixture
-def store(pki):
-    s = x509.Store()
-    s.load_verify_locations(cafile=pki + "ca.pem")
-    return s
+from conftest import pki_certs
 
 
 def test_fields(pki):
-    leaf, inter = certs(pki, "chain-256A.pem")
+    leaf, inter = pki_certs(pki, "chain-256A.pem")
     assert leaf.subject == "CN=localhost, O=gostx test"
     assert leaf.issuer == inter.subject == "CN=gostx test intermediate, O=gostx test"
     assert leaf.version == 3 and not leaf.is_ca and inter.is_ca
@@ -43,7 +33,7 @@ def test_fields(pki):
 
 
 def test_pem_der_round_trip(pki):
-    leaf = certs(pki, "leaf-256A.pem")[0]
+    leaf = pki_certs(pki, "leaf-256A.pem")[0]
     der = leaf.public_bytes("DER")
     assert x509.load_der_x509_certificate(der) == leaf
     assert x509.load_pem_x509_certificate(leaf.public_bytes()) == leaf
@@ -58,7 +48,7 @@ def test_pem_der_round_trip(pki):
 
 
 def test_verify_path(pki, store):
-    leaf, inter = certs(pki, "chain-256A.pem")
+    leaf, inter = pki_certs(pki, "chain-256A.pem")
     path = store.verify(leaf, [inter], purpose="server", hostname="localhost")
     assert [c.subject for c in path] == [leaf.subject, inter.subject, "CN=gostx test root, O=gostx test"]
     store.verify(leaf, [inter], hostname="127.0.0.1")
@@ -75,7 +65,7 @@ def test_verify_path(pki, store):
     ("chain-256A.pem", x509.Status.NOT_YET_VALID, {"at": datetime.datetime(2000, 1, 1)}),
 ])
 def test_refusals_named(pki, store, name, status, kw):
-    leaf, *rest = certs(pki, name)
+    leaf, *rest = pki_certs(pki, name)
     with pytest.raises(x509.VerificationError) as e:
         store.verify(leaf, rest, **kw)
     assert e.value.status == status
@@ -93,8 +83,8 @@ def test_store_sources(pki, tmp_path):
         s.load_verify_locations(cafile=str(tmp_path / "junk.pem"))
     with pytest.raises(TypeError):
         s.load_verify_locations()
-    root = certs(pki, "ca.pem")[0]
-    leaf, inter = certs(pki, "chain-256A.pem")
+    root = pki_certs(pki, "ca.pem")[0]
+    leaf, inter = pki_certs(pki, "chain-256A.pem")
     s.load_verify_locations(cadata=root.public_bytes().decode())
     s.verify(leaf, [inter])
     s2 = x509.Store()

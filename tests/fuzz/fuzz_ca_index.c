@@ -19,6 +19,8 @@
 
 #include "ca_index.h"
 #include "gostx/x509_crl.h"
+#define FUZZ_NAME "fuzz_ca_index"
+#include "fuzz_check.h"
 
 static char in_path[64], out_path[72];
 
@@ -30,10 +32,7 @@ static void cleanup(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  snprintf(in_path, sizeof in_path, "/tmp/gostx-fuzz-ca-index-XXXXXX");
-  int fd = mkstemp(in_path);
-  if (fd < 0) abort();
-  close(fd);
+  fuzz_scratch_file(in_path, sizeof in_path);
   snprintf(out_path, sizeof out_path, "%s.out", in_path);
   atexit(cleanup);
   return 0;

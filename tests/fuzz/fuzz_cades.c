@@ -19,15 +19,8 @@
 
 #include "cms/cades_internal.h"
 #include "gostx.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_cades: %s\n", what);
-  abort();
-}
-
-static void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len) {
-  if (p && (p < in || n > in_len || p - in > (ptrdiff_t)(in_len - n))) bug("a view outside the input");
-}
+#define FUZZ_NAME "fuzz_cades"
+#include "fuzz_check.h"
 
 static void check_info(const gostx_cades_info *info, const uint8_t *in, size_t n) {
   for (size_t i = 0; i < info->n_cert_refs; i++) {

@@ -24,15 +24,8 @@
 
 #include "gostx.h"
 #include "../support/cms_mem_stream.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_cms: %s\n", what);
-  abort();
-}
-
-static void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len) {
-  if (p && (p < in || n > in_len || p - in > (ptrdiff_t)(in_len - n))) bug("a view outside the input");
-}
+#define FUZZ_NAME "fuzz_cms"
+#include "fuzz_check.h"
 
 static void check_views(const gostx_cms_signed *sd, const uint8_t *in, size_t n) {
   inside(sd->content, sd->content_len, in, n);

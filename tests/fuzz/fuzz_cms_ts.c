@@ -13,15 +13,8 @@
 #include <string.h>
 
 #include "gostx.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_cms_ts: %s\n", what);
-  abort();
-}
-
-static void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len) {
-  if (p && (p < in || n > in_len || p - in > (ptrdiff_t)(in_len - n))) bug("a view outside the input");
-}
+#define FUZZ_NAME "fuzz_cms_ts"
+#include "fuzz_check.h"
 
 /* 1 when the input is a bare token */
 static int as_reply(const uint8_t *in, size_t n) {

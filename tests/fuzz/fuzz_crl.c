@@ -19,23 +19,20 @@
 #include <string.h>
 
 #include "gostx.h"
+#define FUZZ_NAME "fuzz_crl"
+#include "fuzz_check.h"
 
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_crl: %s\n", what);
-  abort();
-}
-
-static int inside(const uint8_t *p, size_t n, const gostx_x509_crl *c) {
-  return p >= c->der && n <= c->der_len && (size_t)(p - c->der) <= c->der_len - n;
+static int in_der(const uint8_t *p, size_t n, const gostx_x509_crl *c) {
+  return within(p, n, c->der, c->der_len);
 }
 
 static void check_crl(const gostx_x509_crl *c) {
-  if (!inside(c->tbs, c->tbs_len, c) || !inside(c->issuer, c->issuer_len, c) ||
-      !inside(c->sig_value, c->sig_value_len, c) ||
-      (c->revoked && !inside(c->revoked, c->revoked_len, c)) ||
-      (c->crl_number && !inside(c->crl_number, c->crl_number_len, c)) ||
-      (c->aki_key_id && !inside(c->aki_key_id, c->aki_key_id_len, c)) ||
-      (c->idp_dp && !inside(c->idp_dp, c->idp_dp_len, c)))
+  if (!in_der(c->tbs, c->tbs_len, c) || !in_der(c->issuer, c->issuer_len, c) ||
+      !in_der(c->sig_value, c->sig_value_len, c) ||
+      (c->revoked && !in_der(c->revoked, c->revoked_len, c)) ||
+      (c->crl_number && !in_der(c->crl_number, c->crl_number_len, c)) ||
+      (c->aki_key_id && !in_der(c->aki_key_id, c->aki_key_id_len, c)) ||
+      (c->idp_dp && !in_der(c->idp_dp, c->idp_dp_len, c)))
     bug("a view outside the DER");
   if (c->sig_value_len != 64 && c->sig_value_len != 128) bug("signature length");
   char text[200];
@@ -45,7 +42,7 @@ static void check_crl(const gostx_x509_crl *c) {
   int r;
   while ((r = gostx_x509_crl_next(c, &pos, &e)) == 1) {
     n++;
-    if (!inside(e.serial, e.serial_len, c)) bug("an entry's serial outside the DER");
+    if (!in_der(e.serial, e.serial_len, c)) bug("an entry's serial outside the DER");
     if (!gostx_x509_crl_find(c, e.serial, e.serial_len, &again)) bug("an entry not found by its serial");
     if (n > c->n_revoked) break;
   }

@@ -20,22 +20,15 @@
 #include <string.h>
 
 #include "gostx.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_csr: %s\n", what);
-  abort();
-}
-
-static int inside(const uint8_t *p, size_t n, const uint8_t *der, size_t len) {
-  return p >= der && n <= len && (size_t)(p - der) <= len - n;
-}
+#define FUZZ_NAME "fuzz_csr"
+#include "fuzz_check.h"
 
 static void check_csr(const uint8_t *der, size_t len) {
   gostx_x509_csr c, again;
   if (gostx_x509_csr_parse(der, len, &c)) return;
-  if (!inside(c.info, c.info_len, der, len) || !inside(c.subject, c.subject_len, der, len) ||
-      !inside(c.spki, c.spki_len, der, len) || !inside(c.sig_value, c.sig_value_len, der, len) ||
-      (c.exts && !inside(c.exts, c.exts_len, der, len)) || c.sig_value_len != 2 * c.len)
+  if (!within(c.info, c.info_len, der, len) || !within(c.subject, c.subject_len, der, len) ||
+      !within(c.spki, c.spki_len, der, len) || !within(c.sig_value, c.sig_value_len, der, len) ||
+      (c.exts && !within(c.exts, c.exts_len, der, len)) || c.sig_value_len != 2 * c.len)
     bug("a view outside the request");
   char text[256];
   if (gostx_x509_name_text(c.subject, c.subject_len, text, sizeof text)) bug("the subject does not print");
@@ -43,7 +36,7 @@ static void check_csr(const uint8_t *der, size_t len) {
   const uint8_t *oid, *value;
   int critical, r;
   while ((r = gostx_x509_csr_ext_next(&c, &pos, &oid, &oid_len, &critical, &value, &value_len)) == 1) {
-    if (!inside(oid, oid_len, der, len) || !inside(value, value_len, der, len)) bug("an extension outside");
+    if (!within(oid, oid_len, der, len) || !within(value, value_len, der, len)) bug("an extension outside");
     if (++count > len) bug("the extension walk does not end");
   }
   if (r) bug("the extension walk failed on an accepted request");

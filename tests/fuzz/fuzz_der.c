@@ -12,11 +12,8 @@
 
 #include "asn1/der.h"
 #include "asn1/pem.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_der: %s\n", what);
-  abort();
-}
+#define FUZZ_NAME "fuzz_der"
+#include "fuzz_check.h"
 
 /* An OID element (whole): when the reader takes it as an OID, its text
  * must encode back to it. */

@@ -71,6 +71,19 @@ static int mode_stream(const gostx_cipher *c, int mode, int dec, const uint8_t *
   return rc;
 }
 
+/* The one-shot encryption of mode (the streaming calls' reference). */
+static int one_shot(const gostx_cipher *c, int mode, const uint8_t *iv, size_t ivl, size_t s,
+                    size_t sec, const uint8_t *in, size_t len, uint8_t *out) {
+  switch (mode) {
+    case GOSTX_MODE_ECB: return gostx_ecb_encrypt(c, in, len, out);
+    case GOSTX_MODE_CBC: return gostx_cbc_encrypt(c, iv, ivl, in, len, out);
+    case GOSTX_MODE_CFB: return gostx_cfb_encrypt(c, iv, ivl, s, in, len, out);
+    case GOSTX_MODE_OFB: return gostx_ofb_crypt(c, iv, ivl, s, in, len, out);
+    case GOSTX_MODE_CTR: return gostx_ctr_crypt(c, iv, ivl, s, in, len, out);
+    default: return gostx_ctr_acpkm_crypt(c, iv, ivl, sec, in, len, out);
+  }
+}
+
 static void check_mode(int kind, const gostx_cipher *c, const uint8_t *p, const uint8_t *msg,
                        size_t len, struct splitter sp) {
   static const int modes[6] = {GOSTX_MODE_ECB, GOSTX_MODE_CBC, GOSTX_MODE_CFB,
@@ -102,28 +115,14 @@ static void check_mode(int kind, const gostx_cipher *c, const uint8_t *p, const 
     src = padded;
     slen = blen;
   }
-  switch (mode) {
-    case GOSTX_MODE_ECB: rc1 = gostx_ecb_encrypt(c, src, slen, ref); break;
-    case GOSTX_MODE_CBC: rc1 = gostx_cbc_encrypt(c, iv, ivl, src, slen, ref); break;
-    case GOSTX_MODE_CFB: rc1 = gostx_cfb_encrypt(c, iv, ivl, s, src, slen, ref); break;
-    case GOSTX_MODE_OFB: rc1 = gostx_ofb_crypt(c, iv, ivl, s, src, slen, ref); break;
-    case GOSTX_MODE_CTR: rc1 = gostx_ctr_crypt(c, iv, ivl, s, src, slen, ref); break;
-    default: rc1 = gostx_ctr_acpkm_crypt(c, iv, ivl, sec, src, slen, ref); break;
-  }
+  rc1 = one_shot(c, mode, iv, ivl, s, sec, src, slen, ref);
   SAME_RC(rc1, rc2, "streaming and one-shot disagree on success");
   if (rc1) return;
   if (olen != slen) bug("streaming output length", kind);
   SAME(got, ref, slen, "streaming != one-shot");
   /* In place. */
   memcpy(back, src, slen);
-  switch (mode) {
-    case GOSTX_MODE_ECB: rc1 = gostx_ecb_encrypt(c, back, slen, back); break;
-    case GOSTX_MODE_CBC: rc1 = gostx_cbc_encrypt(c, iv, ivl, back, slen, back); break;
-    case GOSTX_MODE_CFB: rc1 = gostx_cfb_encrypt(c, iv, ivl, s, back, slen, back); break;
-    case GOSTX_MODE_OFB: rc1 = gostx_ofb_crypt(c, iv, ivl, s, back, slen, back); break;
-    case GOSTX_MODE_CTR: rc1 = gostx_ctr_crypt(c, iv, ivl, s, back, slen, back); break;
-    default: rc1 = gostx_ctr_acpkm_crypt(c, iv, ivl, sec, back, slen, back); break;
-  }
+  rc1 = one_shot(c, mode, iv, ivl, s, sec, back, slen, back);
   SAME_RC(rc1, 0, "in place failed");
   SAME(back, ref, slen, "in place != out of place");
   /* Decrypt, streaming, with the splits shifted by one. */

@@ -19,24 +19,17 @@
 #include <string.h>
 
 #include "gostx.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_ocsp: %s\n", what);
-  abort();
-}
-
-static int inside(const uint8_t *p, size_t n, const uint8_t *der, size_t len) {
-  return p >= der && n <= len && (size_t)(p - der) <= len - n;
-}
+#define FUZZ_NAME "fuzz_ocsp"
+#include "fuzz_check.h"
 
 static void response(const uint8_t *der, size_t len) {
   gostx_ocsp_response r;
   if (gostx_ocsp_response_parse(der, len, &r)) return;
   if (r.status) return;
-  if (!inside(r.tbs, r.tbs_len, der, len) || !inside(r.sig, r.sig_len, der, len) ||
-      !inside(r.responder, r.responder_len, der, len) ||
-      (r.nonce && !inside(r.nonce, r.nonce_len, der, len)) ||
-      (r.certs && !inside(r.certs, r.certs_len, der, len)))
+  if (!within(r.tbs, r.tbs_len, der, len) || !within(r.sig, r.sig_len, der, len) ||
+      !within(r.responder, r.responder_len, der, len) ||
+      (r.nonce && !within(r.nonce, r.nonce_len, der, len)) ||
+      (r.certs && !within(r.certs, r.certs_len, der, len)))
     bug("a view outside the response");
   static gostx_ocsp_certid ids[64];
   gostx_ocsp_single s;
@@ -52,7 +45,7 @@ static void response(const uint8_t *der, size_t len) {
   int have_ca = 0;
   pos = 0;
   while (gostx_ocsp_cert_next(&r, &pos, &c, &clen)) {
-    if (!inside(c, clen, der, len)) bug("a certificate outside the response");
+    if (!within(c, clen, der, len)) bug("a certificate outside the response");
     if (!have_ca) have_ca = !gostx_x509_parse(c, clen, &ca, NULL);
   }
   gostx_ocsp_check_opts o;

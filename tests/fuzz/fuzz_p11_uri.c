@@ -13,11 +13,8 @@
 #include <string.h>
 
 #include "gostx/pkcs11.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_p11_uri: %s\n", what);
-  abort();
-}
+#define FUZZ_NAME "fuzz_p11_uri"
+#include "fuzz_check.h"
 
 /* name=VALUE with each byte of v as %XX, after sep. */
 static size_t put(char *out, size_t at, size_t cap, char sep, const char *name,

@@ -14,13 +14,10 @@
 #include <string.h>
 
 #include "gostx.h"
+#define FUZZ_NAME "fuzz_pkcs12"
+#include "fuzz_check.h"
 
 static const uint8_t PASS[] = "pw";
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_pkcs12: %s\n", what);
-  abort();
-}
 
 /* tag, DER length of n, at o; the header's length */
 static size_t header(uint8_t *o, uint8_t tag, size_t n) {

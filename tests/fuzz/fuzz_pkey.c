@@ -10,11 +10,8 @@
 #include <string.h>
 
 #include "gostx.h"
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_pkey: %s\n", what);
-  abort();
-}
+#define FUZZ_NAME "fuzz_pkey"
+#include "fuzz_check.h"
 
 /* b read back is a: the same numbers and the same parameter set OID. */
 static int same_key(const gostx_gost3410_key *a, const gostx_gost3410_key *b) {

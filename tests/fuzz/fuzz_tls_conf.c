@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "tls_cli.h"
+#define FUZZ_NAME "fuzz_tls_conf"
+#include "fuzz_check.h"
 
 static char path[64];
 
@@ -23,10 +25,7 @@ static void cleanup(void) { unlink(path); }
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  snprintf(path, sizeof path, "/tmp/gostx-fuzz-tls-conf-XXXXXX");
-  int fd = mkstemp(path);
-  if (fd < 0) abort();
-  close(fd);
+  fuzz_scratch_file(path, sizeof path);
   atexit(cleanup);
   return 0;
 }

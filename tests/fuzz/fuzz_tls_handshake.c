@@ -65,6 +65,8 @@
 #include <string.h>
 
 #include "tls/conn.h"
+#define FUZZ_NAME "fuzz_tls_handshake"
+#include "fuzz_check.h"
 
 typedef struct buf {
   uint8_t b[1 << 17];
@@ -167,11 +169,6 @@ static const uint8_t rnd[32] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
                                 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
 static uint8_t eph[64], sign_k[64];
 static buf c2s, s2c;
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_tls_handshake: %s\n", what);
-  abort();
-}
 
 static void init(void) {
   static int done;

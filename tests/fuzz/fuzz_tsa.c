@@ -11,19 +11,12 @@
 
 #include "gostx.h"
 #include "gostx/x509_write.h"
+#define FUZZ_NAME "fuzz_tsa"
+#include "fuzz_check.h"
 
 static gostx_gost3410_key key;
 static gostx_x509_cert cert;
 static uint8_t cert_der[2048];
-
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_tsa: %s\n", what);
-  abort();
-}
-
-static void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len) {
-  if (p && (p < in || n > in_len || p - in > (ptrdiff_t)(in_len - n))) bug("a view outside the input");
-}
 
 /* A TSA: a fixed 256-bit key, a self-signed certificate with critical EKU timeStamping. */
 static void tsa_once(void) {

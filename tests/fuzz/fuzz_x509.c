@@ -26,26 +26,23 @@
 
 #include "gostx.h"
 #include "x509/x509_internal.h"
+#define FUZZ_NAME "fuzz_x509"
+#include "fuzz_check.h"
 
 #define MAX_CERTS 6
 
-static void bug(const char *what) {
-  fprintf(stderr, "fuzz_x509: %s\n", what);
-  abort();
-}
-
-static int inside(const uint8_t *p, size_t n, const gostx_x509_cert *c) {
-  return p >= c->der && n <= c->der_len && (size_t)(p - c->der) <= c->der_len - n;
+static int in_der(const uint8_t *p, size_t n, const gostx_x509_cert *c) {
+  return within(p, n, c->der, c->der_len);
 }
 
 static void check_cert(const gostx_x509_cert *c) {
-  if (!inside(c->tbs, c->tbs_len, c) || !inside(c->issuer, c->issuer_len, c) ||
-      !inside(c->subject, c->subject_len, c) || !inside(c->sig_value, c->sig_value_len, c) ||
-      !inside(c->serial, c->serial_len, c) || !inside(c->spki, c->spki_len, c) ||
-      (c->san && !inside(c->san, c->san_len, c)) ||
-      (c->name_constraints && !inside(c->name_constraints, c->name_constraints_len, c)) ||
-      (c->policies && !inside(c->policies, c->policies_len, c)) ||
-      (c->policy_mappings && !inside(c->policy_mappings, c->policy_mappings_len, c)))
+  if (!in_der(c->tbs, c->tbs_len, c) || !in_der(c->issuer, c->issuer_len, c) ||
+      !in_der(c->subject, c->subject_len, c) || !in_der(c->sig_value, c->sig_value_len, c) ||
+      !in_der(c->serial, c->serial_len, c) || !in_der(c->spki, c->spki_len, c) ||
+      (c->san && !in_der(c->san, c->san_len, c)) ||
+      (c->name_constraints && !in_der(c->name_constraints, c->name_constraints_len, c)) ||
+      (c->policies && !in_der(c->policies, c->policies_len, c)) ||
+      (c->policy_mappings && !in_der(c->policy_mappings, c->policy_mappings_len, c)))
     bug("a view outside the DER");
   if (c->sig_value_len != 64 && c->sig_value_len != 128) bug("signature length");
   if (c->pub_len != 2 * gostx_gost3410_size(c->curve) ||
@@ -59,7 +56,7 @@ static void check_cert(const gostx_x509_cert *c) {
   int type, r;
   const uint8_t *v;
   while ((r = gostx_x509_san_next(c, &pos, &type, &v, &len)) == 1) {
-    if (!inside(v, len, c) || ++steps > c->san_len) bug("subjectAltName walk");
+    if (!in_der(v, len, c) || ++steps > c->san_len) bug("subjectAltName walk");
   }
   if (r != 0 || (c->san && pos != c->san_len)) bug("subjectAltName does not end where it should");
   gostx_x509_cert again;

@@ -588,22 +588,9 @@ def cryptopro_pfx(vec, rc2=False):
     import ctypes, hashlib, hmac
     from cryptography.hazmat.decrepit.ciphers.algorithms import RC2, TripleDES
     from cryptography.hazmat.primitives.ciphers import Cipher, modes
+    sys.path.insert(0, os.path.join(here, "..", "support"))
+    from der import oid, tlv
     lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(gostx)), "libgostx.so"))
-    def der(tag, *parts):
-        body = b"".join(parts)
-        n = len(body)
-        ln = bytes([n]) if n < 0x80 else bytes([0x80 | ((n.bit_length() + 7) // 8)]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
-        return bytes([tag]) + ln + body
-    def oid(text):
-        a = [int(x) for x in text.split(".")]
-        out = bytes([40 * a[0] + a[1]])
-        for v in a[2:]:
-            enc = [v & 0x7f]
-            while v > 0x7f:
-                v >>= 7
-                enc.insert(0, 0x80 | (v & 0x7f))
-            out += bytes(enc)
-        return der(6, out)
     def gost89_key(k):
         key = ctypes.create_string_buffer(512)
         assert lib.gostx_gost89_set_key(key, k, 1) == 0  # CryptoPro-A
@@ -623,16 +610,16 @@ def cryptopro_pfx(vec, rc2=False):
     kk = gost89_key(kek.raw)
     assert lib.gostx_gost89_ecb_encrypt(kk, cek, 32, enc) == 0
     assert lib.gostx_gost89_imit(kk, ukm, 0, cek, 32, mac, 4) == 0
-    params = der(0x30, oid("1.2.643.2.2.35.1"), oid("1.2.643.7.1.1.2.2"))
-    blob = bytes.fromhex("0720000046aa00004d41473120000000") + der(0x30, der(0x30, der(4, ukm),
-        der(0x30, der(4, enc.raw), der(4, mac.raw)),
-        der(0xa0, der(3, b"\x05\xa0"), der(0xa0, oid("1.2.643.7.1.1.6.1"), params))), der(4, bytes(4)))
-    plain = der(0x30, der(2, b"\0"), der(0x30, oid("1.2.643.7.1.1.1.1"), der(5)), der(4, blob))
+    params = tlv(0x30, oid("1.2.643.2.2.35.1"), oid("1.2.643.7.1.1.2.2"))
+    blob = bytes.fromhex("0720000046aa00004d41473120000000") + tlv(0x30, tlv(0x30, tlv(4, ukm),
+        tlv(0x30, tlv(4, enc.raw), tlv(4, mac.raw)),
+        tlv(0xa0, tlv(3, b"\x05\xa0"), tlv(0xa0, oid("1.2.643.7.1.1.6.1"), params))), tlv(4, bytes(4)))
+    plain = tlv(0x30, tlv(2, b"\0"), tlv(0x30, oid("1.2.643.7.1.1.1.1"), tlv(5)), tlv(4, blob))
     ct = ctypes.create_string_buffer(len(plain))
     assert lib.gostx_gost89_cfb(gost89_key(k.raw), salt[:8], 0, 0, plain, len(plain), ct) == 0
-    key_id = der(0x31, der(0x30, oid("1.2.840.113549.1.9.21"), der(0x31, der(4, b"\1\0\0\0"))))
-    key_bag = der(0x30, oid("1.2.840.113549.1.12.10.1.2"), der(0xa0, der(0x30,
-        der(0x30, oid("1.2.840.113549.1.12.1.80"), der(0x30, der(4, salt), der(2, b"\1"))), der(4, ct.raw))), key_id)
+    key_id = tlv(0x31, tlv(0x30, oid("1.2.840.113549.1.9.21"), tlv(0x31, tlv(4, b"\1\0\0\0"))))
+    key_bag = tlv(0x30, oid("1.2.840.113549.1.12.10.1.2"), tlv(0xa0, tlv(0x30,
+        tlv(0x30, oid("1.2.840.113549.1.12.1.80"), tlv(0x30, tlv(4, salt), tlv(2, b"\1"))), tlv(4, ct.raw))), key_id)
     # RFC 7292 appendix B.2 over SHA-1, the password a BMPString with its NUL
     bmp = pw.decode().encode("utf-16-be") + b"\0\0"
     def kdf(s, ident, n):
@@ -648,21 +635,21 @@ def cryptopro_pfx(vec, rc2=False):
         return hashlib.sha1(bytes([ident]) * 64 + bytes(i)).digest()[:n - 20]
     csalt = bytes(range(32, 40))
     cert = pem_der("cert256.pem")
-    certs = der(0x30, der(0x30, oid("1.2.840.113549.1.12.10.1.3"),
-        der(0xa0, der(0x30, oid("1.2.840.113549.1.9.22.1"), der(0xa0, der(4, cert)))), key_id))
+    certs = tlv(0x30, tlv(0x30, oid("1.2.840.113549.1.12.10.1.3"),
+        tlv(0xa0, tlv(0x30, oid("1.2.840.113549.1.9.22.1"), tlv(0xa0, tlv(4, cert)))), key_id))
     pad = 8 - len(certs) % 8
     algorithm = RC2(kdf(csalt, 1, 16)) if rc2 else TripleDES(kdf(csalt, 1, 24))
     e = Cipher(algorithm, modes.CBC(kdf(csalt, 2, 8))).encryptor()
     cct = e.update(certs + bytes([pad]) * pad) + e.finalize()
     data = oid("1.2.840.113549.1.7.1")
-    auth = der(0x30, der(0x30, data, der(0xa0, der(4, der(0x30, key_bag)))),
-        der(0x30, oid("1.2.840.113549.1.7.6"), der(0xa0, der(0x30, der(2, b"\0"), der(0x30, data,
-            der(0x30, oid("1.2.840.113549.1.12.1." + ("5" if rc2 else "3")), der(0x30, der(4, csalt), der(2, b"\1"))),
-            der(0x80, cct))))))
+    auth = tlv(0x30, tlv(0x30, data, tlv(0xa0, tlv(4, tlv(0x30, key_bag)))),
+        tlv(0x30, oid("1.2.840.113549.1.7.6"), tlv(0xa0, tlv(0x30, tlv(2, b"\0"), tlv(0x30, data,
+            tlv(0x30, oid("1.2.840.113549.1.12.1." + ("5" if rc2 else "3")), tlv(0x30, tlv(4, csalt), tlv(2, b"\1"))),
+            tlv(0x80, cct))))))
     msalt = bytes(range(64, 72))
     digest = hmac.new(kdf(msalt, 3, 20), auth, hashlib.sha1).digest()
-    macdata = der(0x30, der(0x30, der(0x30, oid("1.3.14.3.2.26"), der(5)), der(4, digest)), der(4, msalt), der(2, b"\1"))
-    return der(0x30, der(2, b"\3"), der(0x30, data, der(0xa0, der(4, auth))), macdata)
+    macdata = tlv(0x30, tlv(0x30, tlv(0x30, oid("1.3.14.3.2.26"), tlv(5)), tlv(4, digest)), tlv(4, msalt), tlv(2, b"\1"))
+    return tlv(0x30, tlv(2, b"\3"), tlv(0x30, data, tlv(0xa0, tlv(4, auth))), macdata)
 
 # fuzz_cms_cli: operation (0 -cmsout, 1 -print, 2 -verify streamed, 3
 # -verify -content, 4 -digest_verify, 5 -decrypt, 6 -EncryptedData_decrypt,

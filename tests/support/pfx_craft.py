@@ -13,31 +13,7 @@ import re
 import subprocess
 import sys
 
-
-def tlv(tag, body):
-    n = len(body)
-    if n < 0x80:
-        head = bytes([n])
-    else:
-        size = n.to_bytes((n.bit_length() + 7) // 8, "big")
-        head = bytes([0x80 | len(size)]) + size
-    return bytes([tag]) + head + body
-
-
-def seq(*parts):
-    return tlv(0x30, b"".join(parts))
-
-
-def oid(dotted):
-    arcs = [int(a) for a in dotted.split(".")]
-    out = bytes([40 * arcs[0] + arcs[1]])
-    for a in arcs[2:]:
-        chunk = [a & 0x7F]
-        while a > 0x7F:
-            a >>= 7
-            chunk.insert(0, 0x80 | (a & 0x7F))
-        out += bytes(chunk)
-    return tlv(0x06, out)
+from der import oid, seq, tlv
 
 
 def pem_or_der(path, label):

@@ -10,17 +10,8 @@
 
 static uint8_t *slurp(const char *name, size_t *len) {
   char path[512];
-  const char *vec = getenv("GOSTX_VECTORS");
-  snprintf(path, sizeof path, "%s/tc26_cms/%s", vec ? vec : "tests/vectors", name);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(1);
-  }
-  uint8_t *buf = malloc(1 << 16);
-  *len = fread(buf, 1, 1 << 16, f);
-  fclose(f);
-  return buf;
+  snprintf(path, sizeof path, "tc26_cms/%s", name);
+  return tv_file(path, len);
 }
 
 typedef struct signer_files {

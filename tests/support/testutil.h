@@ -32,6 +32,8 @@ json *tv_load(const char *name);
 /* The bytes of $GOSTX_VECTORS/<name> (malloc'ed, NUL after them, at most
  * 1 MiB); exits the test when it cannot be read. */
 uint8_t *tv_file(const char *name, size_t *len);
+/* The same for any path (a scratch PKI's files). */
+uint8_t *t_read_file(const char *path, size_t *len);
 /* The "cases" array of a vectors file. */
 json *tv_cases(json *file);
 /* Field accessors that exit the test with a message when the field is missing. */

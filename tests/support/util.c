@@ -18,6 +18,10 @@ uint8_t *tv_file(const char *name, size_t *len) {
   const char *dir = getenv("GOSTX_VECTORS");
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "tests/vectors", name);
+  return t_read_file(path, len);
+}
+
+uint8_t *t_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   uint8_t *buf = malloc((1 << 20) + 1);
   if (!f || !buf) {

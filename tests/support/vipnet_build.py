@@ -6,27 +6,11 @@ gost89 cipher under CryptoPro-A, gost-mac), else from the gostx command.
     build(gostx, ossl, d, x, y, L, q, alg, ps, dg, pin, cert, pub, tag) -> bytes"""
 import os, subprocess
 
+from der import oid, tlv
+
 Q256B = 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893  # 256 paramSetB's
 Q512A = int("ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
             "27e69532f48d89116ff22b8d4e0560609b4b38abfad2b85dcacdb1411f10b275", 16)
-
-def enc(tag, c):
-    n = len(c)
-    if n < 0x80:
-        return bytes([tag, n]) + c
-    ln = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(ln)]) + ln + c
-
-def oid(text):
-    a = [int(v) for v in text.split(".")]
-    out = bytes([40 * a[0] + a[1]])
-    for v in a[2:]:
-        s = [v & 0x7f]
-        while v > 0x7f:
-            v >>= 7
-            s.append(0x80 | (v & 0x7f))
-        out += bytes(reversed(s))
-    return enc(6, out)
 
 def _run(a, data, env=None):
     return subprocess.run(a, input=data, capture_output=True, check=True, env=env).stdout
@@ -52,8 +36,8 @@ def _imit(G, ossl, k, m):
 
 def build(G, ossl, d, x, y, L, q, alg, ps, dg, pin, cert=None, pub=True, tag=b"ITCS"):
     """The file: one entry, key class 1 (d = a * b mod q), [0] cert, [1] (x, y) when pub."""
-    ki = enc(0x30, enc(2, b"\x01") + enc(2, b"\x00") +
-             enc(0xa0, enc(0x30, oid(alg) + enc(0x30, oid(ps) + oid(dg)))))
+    ki = tlv(0x30, tlv(2, b"\x01") + tlv(2, b"\x00") +
+             tlv(0xa0, tlv(0x30, oid(alg) + tlv(0x30, oid(ps) + oid(dg)))))
     b = int.from_bytes(os.urandom(L), "little") % q or 1
     ab = (d * pow(b, -1, q) % q).to_bytes(L, "little") + b.to_bytes(L, "little")
     h1 = _hash(G, ossl, pin)
@@ -63,12 +47,12 @@ def build(G, ossl, d, x, y, L, q, alg, ps, dg, pin, cert=None, pub=True, tag=b"I
     iv = os.urandom(8)
     cek = _cfb(G, ossl, K, iv, ab)
     block = cek + _imit(G, ossl, K, cek + ki) + iv
-    body = enc(2, b"\x01") + ki + enc(0x30, enc(2, b"\x00"))
+    body = tlv(2, b"\x01") + ki + tlv(0x30, tlv(2, b"\x00"))
     if cert:
-        body += enc(0xa0, cert)
+        body += tlv(0xa0, cert)
     if pub:
-        body += enc(0xa1, enc(4, x.to_bytes(L, "little") + y.to_bytes(L, "little")))
-    entry = enc(0x30, body)
+        body += tlv(0xa1, tlv(4, x.to_bytes(L, "little") + y.to_bytes(L, "little")))
+    entry = tlv(0x30, body)
     entry += len(block).to_bytes(4, "little") + block
     le = lambda v: v.to_bytes(4, "little")
     return tag + le(0x10000) + le(0) + le(len(entry)) + entry
