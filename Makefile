@@ -48,9 +48,12 @@ test: build
 check: test asan ct
 
 # The full suite built with AddressSanitizer + UndefinedBehaviorSanitizer;
-# any report aborts the test (-fno-sanitize-recover=all).
+# any report aborts the test (-fno-sanitize-recover=all). Line tables (-g1)
+# are all a report's stack trace needs; full debug information made the
+# build ~1.4x longer (235 s against 169 s for the library on 2 cores).
 asan:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOSTX_SANITIZE=ON >/dev/null
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOSTX_SANITIZE=ON \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GOSTX_SUITE_SKIP=static \
