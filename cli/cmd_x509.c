@@ -9,18 +9,18 @@
 #include "cli.h"
 #include "ocsp_file.h"
 #include "commands.h"
+#include "verify_opts.h"
 
 
 enum {
-  X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_DEPTH, X_EMAIL, X_KU,
-  X_LAX, X_STRICT, X_HELP, X_CRLFILE, X_CRL_CHECK, X_CRL_CHECK_ALL, X_OCSP_RESP
+  X_PURPOSE = 1, X_HOST, X_IP, X_DEPTH, X_EMAIL, X_KU, X_LAX, X_STRICT, X_HELP, X_CRLFILE,
+  X_CRL_CHECK, X_CRL_CHECK_ALL, X_OCSP_RESP
 };
 
 static const cli_opt verify_opts[] = {
-    {"CAfile", 0, CLI_PATH, X_CAFILE},      {"CApath", 0, CLI_PATH, X_CAPATH},
-    {"untrusted", 0, CLI_PATH, X_UNTRUSTED}, {"purpose", 0, CLI_ARG, X_PURPOSE},
+    CLI_VERIFY_ROWS,                         CLI_VERIFY_CAPATH_ROW,
+    {"purpose", 0, CLI_ARG, X_PURPOSE},      {"verify_depth", 0, CLI_ARG, X_DEPTH},
     {"verify_hostname", 0, CLI_ARG, X_HOST}, {"verify_ip", 0, CLI_ARG, X_IP},
-    {"attime", 0, CLI_ARG, X_ATTIME},        {"verify_depth", 0, CLI_ARG, X_DEPTH},
     {"verify_email", 0, CLI_ARG, X_EMAIL},   {"verify_key_usage", 0, CLI_ARG, X_KU},
     {"x509_lax", 0, CLI_NOARG, X_LAX},       {"x509_strict", 0, CLI_NOARG, X_STRICT},
     {"CRLfile", 0, CLI_PATH, X_CRLFILE},     {"crl_check", 0, CLI_NOARG, X_CRL_CHECK},
@@ -153,7 +153,9 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cli
 static int cmd_x509_verify(int argc, char **argv) {
   cli_parser p;
   cli_parser_init_openssl(&p, "x509 verify", argc, argv, verify_opts);
-  const char *cafile = NULL, *capath = NULL, *untrusted_path = NULL, *host = NULL, *ip = NULL;
+  const char *host = NULL, *ip = NULL;
+  cli_verify_args va;
+  cli_verify_args_init(&va, "x509 verify", 1);
   const char *paths[256];
   size_t npaths = 0;
   gostx_x509_verify_opts o;
@@ -174,9 +176,7 @@ static int cmd_x509_verify(int argc, char **argv) {
       case X_OCSP_RESP: rc = cli_load_ocsp(p.arg, ocsps); break;
       case X_CRL_CHECK: o.crl_check = GOSTX_X509_CRL_CHECK_LEAF; break;
       case X_CRL_CHECK_ALL: o.crl_check = GOSTX_X509_CRL_CHECK_ALL; break;
-      case X_CAFILE: cafile = p.arg; break;
-      case X_CAPATH: capath = p.arg; break;
-      case X_UNTRUSTED: untrusted_path = p.arg; break;
+      CLI_VERIFY_CASES: rc = cli_verify_opt(&va, id, p.arg); break;
       case X_PURPOSE:
         if (!strcmp(p.arg, "sslserver"))
           o.purpose = GOSTX_X509_PURPOSE_SERVER;
@@ -195,10 +195,6 @@ static int cmd_x509_verify(int argc, char **argv) {
         ip = p.arg;
         break;
       }
-      case X_ATTIME:
-        rc = cli_uint("-attime", p.arg, 0, (uint64_t)INT64_MAX / 2, &v);
-        o.now = (int64_t)v;
-        break;
       case X_DEPTH: /* openssl's range; past GOSTX_X509_MAX_DEPTH - 2 the path limit decides */
         rc = cli_uint("-verify_depth", p.arg, 0, INT32_MAX, &v);
         o.max_intermediates = (int)v;
@@ -222,10 +218,11 @@ static int cmd_x509_verify(int argc, char **argv) {
     }
   }
   if (!rc && !npaths) rc = cli_usage("x509 verify: no certificate given (see --help)");
-  if (!rc && !cafile && !capath) rc = cli_usage("x509 verify: -CAfile or -CApath is needed");
+  if (!rc && !va.cafile && !va.capath) rc = cli_usage("x509 verify: -CAfile or -CApath is needed");
   if (!rc && host && !*host) rc = cli_usage("x509 verify: -verify_hostname: empty name");
   if (!rc && crls->n && !o.crl_check)
     cli_err("warning: x509 verify: -CRLfile without -crl_check or -crl_check_all is not used");
+  o.now = va.attime;
   o.crls = crls->c;
   o.n_crls = crls->n;
   o.ocsps = ocsps->r;
@@ -237,21 +234,10 @@ static int cmd_x509_verify(int argc, char **argv) {
     free(ocsps);
     return rc < 0 ? CLI_EXIT_OK : rc;
   }
-  gostx_x509_store *store = gostx_x509_store_new();
+  gostx_x509_store *store = NULL;
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
-  if (!store || !untrusted) {
-    cli_err("out of memory");
-    rc = CLI_EXIT_FAIL;
-  }
-  char err[600];
-  const char *anchors[2] = {cafile, capath};
-  for (int i = 0; i < 2 && !rc; i++) {
-    if (anchors[i] && gostx_x509_store_add_path(store, anchors[i], err, sizeof err)) {
-      cli_err("x509 verify: %s", err);
-      rc = CLI_EXIT_FAIL;
-    }
-  }
-  if (!rc && untrusted_path) rc = cli_load_certs(untrusted_path, untrusted);
+  rc = untrusted ? cli_verify_store(&va, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = cli_verify_untrusted(&va, untrusted);
   int worst = 0;
   for (size_t i = 0; !rc && i < npaths; i++) {
     int r = verify_one(paths[i], store, untrusted, &o, host, ip);

@@ -12,12 +12,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OLD=$(realpath "${1:-/work/old/gostx}")
 NEW=$(realpath "${2:-$ROOT/build/gostx}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-PKI=${PKI:-$T/pki}
-[ -f "$PKI/ca.pem" ] || bash "$ROOT/tests/support/gost_pki.sh" "$PKI" >/dev/null || exit 2
-mkdir -p "$T/in" "$T/run"
-I=$T/in
+. "$ROOT/scripts/same_behaviour_run.sh"
 
 # ---- the inputs: name -> file ----
 cp "$PKI/leaf-256A.pem" "$I/leaf.pem"
@@ -74,14 +69,6 @@ COMMANDS=(
   "tunnel --check -c $T/run/tunnel.conf"
 )
 
-same=0 differ=0 ok=0
-run_one() { # BIN ARGS...: its exit code, stdout and stderr into $T/$BIN_NAME.*
-  local tag=$1 bin=$2
-  shift 2
-  rm -f "$T/run/o."*
-  (cd "$T/run" && timeout 20 "$bin" "$@" <"$stdin" >"$T/$tag.out" 2>"$T/$tag.err")
-  echo $? >"$T/$tag.rc"
-}
 for cmd in "${COMMANDS[@]}"; do
   for f in $INPUTS; do
     case $f in
@@ -91,18 +78,7 @@ for cmd in "${COMMANDS[@]}"; do
     esac
     tunnel_conf "$path" >"$T/run/tunnel.conf"
     read -r -a args <<<"${cmd//@F@/$path}"
-    run_one old "$OLD" "${args[@]}"
-    run_one new "$NEW" "${args[@]}"
-    if cmp -s "$T/old.rc" "$T/new.rc" && cmp -s "$T/old.out" "$T/new.out" && cmp -s "$T/old.err" "$T/new.err"; then
-      same=$((same + 1))
-      [ "$(cat "$T/new.rc")" = 0 ] && ok=$((ok + 1))
-    else
-      differ=$((differ + 1))
-      echo "DIFFERS: gostx ${cmd//@F@/$f} (input $f)"
-      echo "  old: exit $(cat "$T/old.rc"): $(head -c 300 "$T/old.err" | tr '\n' ' ')$(head -c 100 "$T/old.out" | tr '\n' ' ')"
-      echo "  new: exit $(cat "$T/new.rc"): $(head -c 300 "$T/new.err" | tr '\n' ' ')$(head -c 100 "$T/new.out" | tr '\n' ' ')"
-    fi
+    sb_both "gostx ${cmd//@F@/$f} (input $f)" "${args[@]}"
   done
 done
-echo "same_behaviour_certs: $((same + differ)) runs, $same the same ($ok of them succeeding), $differ differ"
-[ "$differ" = 0 ]
+sb_summary same_behaviour_certs

@@ -129,6 +129,12 @@ for c in 256A 256B 256C 256D 512A 512B 512C; do
     bad "openssl verifies gostx $c detached: $(cat "$T/oerr")"; fi
   gverify "gostx verifies its own $c" -in "g-$c.der" -content doc.bin -CAfile ca.pem
 done
+# a -CAfile that cannot be read is said as every verifying command says it
+# (cli/common/verify_opts.c): the file once and why, exit 1
+"$G" cms -verify -in g-256A.der -content doc.bin -CAfile no-such-ca.pem -out /dev/null 2>"$T/err"
+check "-CAfile missing: exit 1" test $? = 1
+check "-CAfile missing: named once, cannot open: $(cat "$T/err")" \
+  test "$(grep -o 'no-such-ca.pem' "$T/err" | wc -l)" = 1 -a "$(grep -c 'cannot open' "$T/err")" = 1
 "$G" cms -sign -cades -nodetach -in doc.bin -signer leaf-512A.pem -inkey leaf-512A.key -certfile int.pem \
   -out g-cades.pem 2>"$T/err" || bad "gostx sign -cades: $(cat "$T/err")"
 if overify -in g-cades.pem -inform PEM -CAfile ca.pem -out g-cades.out && cmp -s g-cades.out doc.bin; then

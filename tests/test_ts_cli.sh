@@ -55,6 +55,12 @@ check "verify -data: $(cat err)" grep -qx "Verification: OK" out
 check "verify -queryfile: $(cat err)" grep -qx "Verification: OK" out
 "$G" ts -verify -digest "$("$G" hash -a streebog256 doc.bin | cut -d' ' -f1)" -in r.tsr -CAfile ca.pem >out 2>err
 check "verify -digest: $(cat err)" grep -qx "Verification: OK" out
+# a -CAfile of no certificate is said as every verifying command says it
+# (cli/common/verify_opts.c): the file once and why, exit 1
+"$G" ts -verify -data doc.bin -in r.tsr -CAfile doc.bin >out 2>err
+check "verify -CAfile not a certificate: exit 1" test $? = 1
+check "verify -CAfile not a certificate: named once: $(cat err)" \
+  test "$(grep -o 'doc.bin' err | wc -l)" = 1 -a "$(grep -c 'no certificate' err)" = 1
 "$G" ts -reply -in r.tsr -text >r.txt
 check "reply -text: granted" grep -q "^Status: Granted." r.txt
 check "reply -text: serial 1, policy" grep -q "^Serial number: 0x01" r.txt

@@ -16,7 +16,7 @@
 enum {
   C_SIGN = 1, C_VERIFY, C_CMSOUT, C_PRINT, C_IN, C_OUT, C_SIGNER, C_INKEY, C_PASSIN, C_CERTFILE,
   C_NODETACH, C_CADES, C_NOATTR, C_NOCERTS, C_NOSIGNINGTIME, C_BINARY, C_OUTFORM, C_INFORM,
-  C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_PURPOSE, C_TSA_QUERY, C_TSA_REPLY,
+  C_CONTENT, C_NOVERIFY, C_PURPOSE, C_TSA_QUERY, C_TSA_REPLY,
   C_TIMESTAMP, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
   C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC,
@@ -35,9 +35,8 @@ static const cli_opt cms_opts[] = {
     {"no_signing_time", 0, CLI_NOARG, C_NOSIGNINGTIME},
     {"binary", 0, CLI_NOARG, C_BINARY},     {"outform", 0, CLI_ARG, C_OUTFORM},
     {"inform", 0, CLI_ARG, C_INFORM},       {"content", 0, CLI_PATH, C_CONTENT},
-    {"CAfile", 0, CLI_PATH, C_CAFILE},      {"CApath", 0, CLI_PATH, C_CAPATH},
-    {"untrusted", 0, CLI_PATH, C_UNTRUSTED}, {"noverify", 0, CLI_NOARG, C_NOVERIFY},
-    {"attime", 0, CLI_ARG, C_ATTIME},       {"purpose", 0, CLI_ARG, C_PURPOSE},
+    CLI_VERIFY_ROWS,                        CLI_VERIFY_CAPATH_ROW,
+    {"noverify", 0, CLI_NOARG, C_NOVERIFY}, {"purpose", 0, CLI_ARG, C_PURPOSE},
     {"tsa-query", 0, CLI_PATH, C_TSA_QUERY}, {"tsa-reply", 0, CLI_PATH, C_TSA_REPLY},
     {"help", 'h', CLI_NOARG, C_HELP},
     {"encrypt", 0, CLI_NOARG, C_ENCRYPT},   {"decrypt", 0, CLI_NOARG, C_DECRYPT},
@@ -221,7 +220,6 @@ static int set_op(cms_args *a, int op) {
 }
 
 static int parse_one(cms_args *a, cli_parser *p, int id) {
-  uint64_t v;
   switch (id) {
     case C_SIGN: case C_VERIFY: case C_CMSOUT: case C_ENCRYPT: case C_DECRYPT: case C_ED_ENCRYPT:
     case C_ED_DECRYPT: case C_DIGEST_CREATE: case C_DIGEST_VERIFY: case C_ENHANCE: return set_op(a, id);
@@ -250,7 +248,6 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_INKEY: return add_path(a->inkey, &a->n_inkey, GOSTX_CMS_MAX_SIGNERS, "-inkey", p->arg);
     case C_PASSIN: a->passin = p->arg; return 0;
     case C_CERTFILE: return add_path(a->certfile, &a->n_certfile, 8, "-certfile", p->arg);
-    case C_UNTRUSTED: return add_path(a->untrusted, &a->n_untrusted, 8, "-untrusted", p->arg);
     case C_NODETACH: a->flags |= GOSTX_CMS_ATTACHED; return 0;
     case C_CADES: a->flags |= GOSTX_CMS_CADES; return 0;
     case C_NOATTR: a->flags |= GOSTX_CMS_NO_ATTRS; return 0;
@@ -262,14 +259,9 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_CONTENT: a->content = p->arg; return 0;
     case C_TSA_QUERY: a->tsa_query = p->arg; return 0;
     case C_TSA_REPLY: a->tsa_reply = p->arg; return 0;
-    case C_CAFILE: a->cafile = p->arg; return 0;
-    case C_CAPATH: a->capath = p->arg; return 0;
+    CLI_VERIFY_CASES: return cli_verify_opt(&a->v, id, p->arg);
     case C_NOVERIFY: a->noverify = 1; return 0;
     case C_PURPOSE: return purpose_arg(p->arg, &a->purpose);
-    case C_ATTIME:
-      if (cli_uint("-attime", p->arg, 0, (uint64_t)INT64_MAX / 2, &v)) return CLI_EXIT_USAGE;
-      a->attime = (int64_t)v;
-      return 0;
     case CLI_POS: /* openssl cms -encrypt: the recipients' certificates after the options */
       if (a->op == C_ENCRYPT)
         return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->pos);
@@ -282,7 +274,7 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
 static int check_enhance(const cms_args *a) {
   if (!a->in) return cli_usage("cms: -enhance: -in is needed");
   if (!a->enhance_to) return cli_usage("cms: -enhance: -to T or -to XL1 is needed");
-  if (!a->cafile && !a->capath)
+  if (!a->v.cafile && !a->v.capath)
     return cli_usage("cms: -enhance needs -CAfile or -CApath (the signer's and the TSA's anchors)");
   if (a->enhance_to == ENHANCE_T && (a->ocsp_url || a->n_ocsp_resp || a->n_crlfile))
     return cli_usage("cms: -enhance -to T: -ocsp, -ocsp-resp and -CRLfile are for -to XL1");
@@ -304,7 +296,7 @@ static int check_args(const cms_args *a) {
     return cli_usage("cms: -tsa-query goes with -sign or alone (for an existing signature)");
   if (a->tsa_query && a->op == C_SIGN && a->n_signer != 1)
     return cli_usage("cms: -tsa-query: a timestamp is for a single signer's signature");
-  if (a->tsa_reply && !a->cafile && !a->capath && !a->noverify)
+  if (a->tsa_reply && !a->v.cafile && !a->v.capath && !a->noverify)
     return cli_usage("cms: -tsa-reply needs -CAfile or -CApath (the TSA's chain; or -noverify)");
   if (!a->in) return cli_usage("cms: -in is needed");
   if (a->op == C_SIGN) {
@@ -325,7 +317,7 @@ static int check_args(const cms_args *a) {
     return cli_usage("cms: -decrypt: one -inkey, and at most one -recip (its certificate)");
   if ((a->op == C_ED_ENCRYPT || a->op == C_ED_DECRYPT) && !a->secretkey)
     return cli_usage("cms: -EncryptedData_encrypt/_decrypt need -secretkey");
-  if (a->op == C_VERIFY && !a->cafile && !a->capath && !a->noverify)
+  if (a->op == C_VERIFY && !a->v.cafile && !a->v.capath && !a->noverify)
     return cli_usage("cms: -verify needs -CAfile or -CApath (or -noverify)");
   cli_input ins[4] = {{a->in, "input"},
                       {a->content, "content"},
@@ -340,7 +332,7 @@ int cmd_cms(int argc, char **argv) {
   cli_parser_init_openssl(&p, "cms", argc, argv, cms_opts);
   cms_args a;
   memset(&a, 0, sizeof a);
-  a.attime = (int64_t)time(NULL);
+  cli_verify_args_init(&a.v, "cms", CLI_UNTRUSTED_MAX);
   int id, rc = 0;
   while (!rc && (id = cli_next(&p, cms_opts)) != CLI_END) {
     if (id == C_HELP) {

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "gostx/cms_ts.h"
+#include "verify_opts.h"
 
 /* openssl cms's exit status for a verification failure (its ret = 4) */
 #define CMS_EXIT_VERIFY 4
@@ -16,13 +17,13 @@ typedef struct cms_args {
   int op; /* C_SIGN, C_VERIFY, C_CMSOUT, C_ENCRYPT, ... */
   int print, outform, inform, noverify;
   unsigned flags; /* GOSTX_CMS_* */
-  const char *in, *out, *content, *passin, *cafile, *capath;
+  const char *in, *out, *content, *passin;
   const char *tsa_query, *tsa_reply; /* CAdES-T: the request written, the reply read */
   const char *signer[GOSTX_CMS_MAX_SIGNERS], *inkey[GOSTX_CMS_MAX_SIGNERS];
   size_t n_signer, n_inkey;
-  const char *certfile[8], *untrusted[8];
-  size_t n_certfile, n_untrusted;
-  int64_t attime;
+  cli_verify_args v; /* -CAfile, -CApath, -untrusted (up to 8), -attime */
+  const char *certfile[8];
+  size_t n_certfile;
   gostx_x509_purpose purpose; /* -verify -purpose */
   /* -enhance (cms_enhance.c): the level asked (ENHANCE_T, ENHANCE_XL1),
    * the TSA and OCSP responder URLs, the revocation data given */

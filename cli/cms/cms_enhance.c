@@ -155,7 +155,7 @@ static int run(io *x, const uint8_t *der, size_t len, gostx_x509_store *store, c
   for (size_t i = 0; i < crls->n; i++) crl[i] = crls->c[i].der, crl_len[i] = crls->c[i].der_len;
   gostx_cades_validation have = {NULL, crl, (const uint8_t *const *)ocsps->der, NULL, crl_len, ocsps->len,
                                  0, crls->n, ocsps->n};
-  gostx_cms_verify_params p = {store, untrusted->c, untrusted->n, a->attime, GOSTX_X509_PURPOSE_ANY, NULL};
+  gostx_cms_verify_params p = {store, untrusted->c, untrusted->n, a->v.attime, GOSTX_X509_PURPOSE_ANY, NULL};
   gostx_cades_enhance_opts o = {0, a->enhance_to == ENHANCE_XL1 ? GOSTX_CADES_X_LONG_TYPE1 : GOSTX_CADES_T, &p,
                                 &have, a->noverify};
   gostx_cades_fetch f = {x, tsa, a->ocsp_url ? ocsp : NULL, NULL, said, put};

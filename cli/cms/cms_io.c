@@ -122,27 +122,12 @@ int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd) {
 /* The verifiers' inputs (-verify, -tsa-reply's check, -enhance):
  * the trust store and the untrusted certificates. */
 int cms_load_store(const cms_args *a, gostx_x509_store **store) {
-  char err[512];
   *store = NULL;
-  if (a->noverify) return 0;
-  if (!(*store = gostx_x509_store_new())) {
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  const char *paths[2] = {a->cafile, a->capath};
-  for (int i = 0; i < 2; i++) {
-    int rc = paths[i] ? gostx_x509_store_add_path(*store, paths[i], err, sizeof err) : 0;
-    if (rc) {
-      cli_err("cms: %s: %s", paths[i], rc == GOSTX_EFORMAT ? err : gostx_strerror(rc));
-      return CLI_EXIT_FAIL;
-    }
-  }
-  return 0;
+  return a->noverify ? 0 : cli_verify_store(&a->v, store);
 }
 
 int cms_load_untrusted(const cms_args *a, cli_cert_list *l) {
-  int rc = 0;
-  for (size_t i = 0; !rc && i < a->n_untrusted; i++) rc = cli_load_certs(a->untrusted[i], l);
+  int rc = cli_verify_untrusted(&a->v, l);
   for (size_t i = 0; !rc && i < a->n_certfile; i++) rc = cli_load_certs(a->certfile[i], l);
   return rc;
 }

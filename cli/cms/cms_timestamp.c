@@ -176,7 +176,7 @@ static int reply_for_message(const cms_args *a) {
   if (!rc) rc = cms_load_store(a, &store);
   if (!rc) rc = cms_load_untrusted(a, untrusted);
   if (!rc) {
-    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, GOSTX_X509_PURPOSE_ANY, NULL};
+    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->v.attime, GOSTX_X509_PURPOSE_ANY, NULL};
     rc = embed_reply(a, sd, t, &params);
   }
   if (untrusted) cli_cert_list_free(untrusted);

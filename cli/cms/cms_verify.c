@@ -117,7 +117,7 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const st
   if (use_hash) h = *s->hash;
   else if (!rc && !s) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
-    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, a->purpose, memo};
+    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->v.attime, a->purpose, memo};
     int vrc = verify_signers(sd, use_hash ? &h : NULL, &params, &v);
     if (vrc == GOSTX_ENOMEM) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
     else if (vrc)

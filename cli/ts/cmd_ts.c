@@ -16,8 +16,7 @@
 enum {
   T_QUERY = 1, T_REPLY, T_VERIFY, T_DATA, T_DIGEST, T_S256, T_S512, T_NO_NONCE, T_CERT,
   T_TSPOLICY, T_IN, T_OUT, T_TEXT, T_QUERYFILE, T_INKEY, T_PASSIN, T_SIGNER, T_CHAIN,
-  T_SERIAL, T_POLICY, T_ACCURACY, T_TOKEN_IN, T_TOKEN_OUT, T_TSA_NAME, T_CAFILE, T_UNTRUSTED,
-  T_ATTIME, T_HELP
+  T_SERIAL, T_POLICY, T_ACCURACY, T_TOKEN_IN, T_TOKEN_OUT, T_TSA_NAME, T_HELP
 };
 
 static const cli_opt ts_opts[] = {
@@ -34,8 +33,7 @@ static const cli_opt ts_opts[] = {
     {"serial", 0, CLI_PATH, T_SERIAL},        {"policy", 0, CLI_ARG, T_POLICY},
     {"accuracy", 0, CLI_ARG, T_ACCURACY},     {"token_in", 0, CLI_NOARG, T_TOKEN_IN},
     {"token_out", 0, CLI_NOARG, T_TOKEN_OUT}, {"tsa_name", 0, CLI_NOARG, T_TSA_NAME},
-    {"CAfile", 0, CLI_PATH, T_CAFILE},        {"untrusted", 0, CLI_PATH, T_UNTRUSTED},
-    {"attime", 0, CLI_ARG, T_ATTIME},         {"help", 'h', CLI_NOARG, T_HELP},
+    CLI_VERIFY_ROWS,                          {"help", 'h', CLI_NOARG, T_HELP},
     {NULL, 0, 0, 0},
 };
 
@@ -71,7 +69,6 @@ static int set_op(ts_args *a, int op) {
 }
 
 static int parse_one(ts_args *a, cli_parser *p, int id) {
-  uint64_t v;
   switch (id) {
     case T_QUERY: case T_REPLY: case T_VERIFY: return set_op(a, id);
     case T_DATA: a->data = p->arg; return 0;
@@ -95,12 +92,7 @@ static int parse_one(ts_args *a, cli_parser *p, int id) {
     case T_TOKEN_IN: a->token_in = 1; return 0;
     case T_TOKEN_OUT: a->token_out = 1; return 0;
     case T_TSA_NAME: a->tsa_name = 1; return 0;
-    case T_CAFILE: a->cafile = p->arg; return 0;
-    case T_UNTRUSTED: a->untrusted = p->arg; return 0;
-    case T_ATTIME:
-      if (cli_uint("-attime", p->arg, 0, (uint64_t)INT64_MAX / 2, &v)) return CLI_EXIT_USAGE;
-      a->attime = (int64_t)v;
-      return 0;
+    CLI_VERIFY_CASES: return cli_verify_opt(&a->v, id, p->arg);
     case CLI_POS: return cli_usage("ts: unexpected argument '%s' (see --help)", p->pos);
     default: return CLI_EXIT_USAGE;
   }
@@ -181,7 +173,7 @@ static int check_args(const ts_args *a) {
     if (!a->in) return cli_usage("ts: -verify needs -in (the reply, or the token with -token_in)");
     if (!!a->data + !!a->digest + !!a->queryfile != 1)
       return cli_usage("ts: -verify needs one of -data, -digest, -queryfile");
-    if (!a->cafile) return cli_usage("ts: -verify needs -CAfile (the TSA's trust anchors)");
+    if (!a->v.cafile) return cli_usage("ts: -verify needs -CAfile (the TSA's trust anchors)");
   }
   if (a->op == T_REPLY && !a->in) {
     if (!a->queryfile) return cli_usage("ts: -reply needs -queryfile (or -in a reply to print)");
@@ -197,7 +189,7 @@ int cmd_ts(int argc, char **argv) {
   cli_parser_init_openssl(&p, "ts", argc, argv, ts_opts);
   ts_args a;
   memset(&a, 0, sizeof a);
-  a.attime = (int64_t)time(NULL);
+  cli_verify_args_init(&a.v, "ts", 1);
   int id, rc = 0;
   while (!rc && (id = cli_next(&p, ts_opts)) != CLI_END) {
     if (id == T_HELP) {

@@ -7,6 +7,7 @@
 #include "cert_build.h" /* cert_load_signing_key */
 #include "cli.h"
 #include "http.h"
+#include "verify_opts.h"
 #include "gostx/tsa.h"
 
 /* The bytes a query may have (a TimeStampReq is about a hundred). */
@@ -25,10 +26,9 @@ typedef struct ts_args {
   int op;                                   /* T_QUERY, T_REPLY, T_VERIFY */
   const char *data, *digest, *in, *out, *queryfile, *tspolicy, *policy;
   const char *inkey, *passin, *signer, *chain, *serial, *accuracy;
-  const char *cafile, *untrusted;
+  cli_verify_args v;                        /* -verify: -CAfile, -untrusted (one), -attime */
   size_t digest_len;                        /* -streebog256/-streebog512; 0: not given */
   int no_nonce, cert, text, token_in, token_out, tsa_name;
-  int64_t attime;
   const char *port, *bind, *threads;        /* serve */
 } ts_args;
 

@@ -91,7 +91,7 @@ static int check(const ts_args *a, const uint8_t *der, size_t len, gostx_x509_st
   }
   int rc = expectation(a, &e, &h, &keep, &q);
   if (rc) return free(keep), rc;
-  gostx_cms_verify_params vp = {store, untrusted->c, untrusted->n, a->attime, GOSTX_X509_PURPOSE_ANY, NULL};
+  gostx_cms_verify_params vp = {store, untrusted->c, untrusted->n, a->v.attime, GOSTX_X509_PURPOSE_ANY, NULL};
   rc = gostx_tsa_verify(&t, &e, &vp, &v);
   free(keep);
   if (rc) return verdict_failed(&v);
@@ -109,13 +109,10 @@ static int check(const ts_args *a, const uint8_t *der, size_t len, gostx_x509_st
 int ts_verify(const ts_args *a) {
   uint8_t *der = NULL;
   size_t len;
-  char err[512];
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
-  gostx_x509_store *store = gostx_x509_store_new();
-  int rc = untrusted && store ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_x509_store_add_path(store, a->cafile, err, sizeof err))
-    rc = (cli_err("ts: -CAfile %s: %s", a->cafile, err[0] ? err : "no GOST certificate"), CLI_EXIT_FAIL);
-  if (!rc && a->untrusted) rc = cli_load_certs(a->untrusted, untrusted);
+  gostx_x509_store *store = NULL;
+  int rc = untrusted ? cli_verify_store(&a->v, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = cli_verify_untrusted(&a->v, untrusted);
   if (!rc) rc = cli_read_file(a->in, &(cli_file){NULL, TS_REPLY_MAX, 0}, &der, &len);
   if (!rc) rc = check(a, der, len, store, untrusted);
   free(der);

@@ -9,19 +9,20 @@
 
 #include "cli.h"
 #include "../commands.h"
+#include "verify_opts.h"
 #include "xml_stream.h"
 
-enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_UNTRUSTED, O_CERTFILE, O_STREAM, O_HELP };
+enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_CERTFILE, O_STREAM, O_HELP };
 
 static const cli_opt opts[] = {
     {"in", 0, CLI_PATH, O_IN},        {"out", 0, CLI_PATH, O_OUT},
     {"ref", 0, CLI_ARG, O_REF},       {"key", 0, CLI_PATH, O_KEY},
     {"cert", 0, CLI_PATH, O_CERT},    {"passin", 0, CLI_ARG, O_PASSIN},
-    {"c14n", 0, CLI_NOARG, O_C14N},   {"CAfile", 0, CLI_PATH, O_CAFILE},
-    {"attime", 0, CLI_ARG, O_ATTIME}, {"out-signed", 0, CLI_PATH, O_SIGNED},
+    {"c14n", 0, CLI_NOARG, O_C14N},   CLI_VERIFY_ROWS,
+    {"out-signed", 0, CLI_PATH, O_SIGNED},
     {"smev", 0, CLI_NOARG, O_SMEV},   {"x509_lax", 0, CLI_NOARG, O_LAX},
     {"enveloping", 0, CLI_NOARG, O_ENVELOPING}, {"detached", 0, CLI_NOARG, O_DETACHED},
-    {"wsse", 0, CLI_NOARG, O_WSSE},            {"untrusted", 0, CLI_PATH, O_UNTRUSTED},
+    {"wsse", 0, CLI_NOARG, O_WSSE},
     {"certfile", 0, CLI_PATH, O_CERTFILE},     {"stream", 0, CLI_NOARG, O_STREAM},
     {"help", 'h', CLI_NOARG, O_HELP}, {NULL, 0, 0, 0},
 };
@@ -60,8 +61,9 @@ static void help(void) {
 }
 
 typedef struct {
-  const char *in, *out, *ref, *key, *cert, *passin, *cafile, *attime, *signed_out, *untrusted,
-      *certfile;
+  const char *in, *out, *ref, *key, *cert, *passin, *signed_out, *certfile;
+  cli_verify_args v; /* -CAfile, -untrusted (one); its -attime unused: */
+  const char *attime; /* read only when verifying (sign takes and ignores it) */
   int c14n, smev, lax, wsse, stream;
   gostx_xmldsig_form form;
 } xml_args;
@@ -115,24 +117,15 @@ static int do_sign(const xml_args *a) {
 }
 
 static int do_verify(const xml_args *a) {
-  if (!a->in || !a->cafile) return cli_usage("xml verify: -in and -CAfile are needed (see --help)");
+  if (!a->in || !a->v.cafile) return cli_usage("xml verify: -in and -CAfile are needed (see --help)");
   gostx_x509_verify_opts o;
   gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
-  uint64_t v;
-  if (a->attime && cli_uint("-attime", a->attime, 0, (uint64_t)INT64_MAX / 2, &v))
-    return CLI_EXIT_USAGE;
-  if (a->attime) o.now = (int64_t)v;
+  if (a->attime && cli_attime(a->attime, &o.now)) return CLI_EXIT_USAGE;
   if (a->lax) o.flags |= GOSTX_X509_VERIFY_LAX;
-  gostx_x509_store *store = gostx_x509_store_new();
-  char err[600];
-  int rc = store ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_x509_store_add_path(store, a->cafile, err, sizeof err)) {
-    cli_err("xml verify: %s", err);
-    rc = CLI_EXIT_FAIL;
-  }
+  gostx_x509_store *store = NULL;
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
-  if (!rc && !untrusted) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && a->untrusted) rc = cli_load_certs(a->untrusted, untrusted);
+  int rc = untrusted ? cli_verify_store(&a->v, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = cli_verify_untrusted(&a->v, untrusted);
   xml_input x = {0};
   if (!rc) rc = xml_input_open(&x, a->in, a->stream);
   gostx_xmldsig_result r;
@@ -185,6 +178,7 @@ int cmd_xml(int argc, char **argv) {
   cli_parser p;
   cli_parser_init_openssl(&p, sign ? "xml sign" : "xml verify", argc - 1, argv + 1, opts);
   xml_args a = {0};
+  cli_verify_args_init(&a.v, "xml verify", 1);
   int id;
   while ((id = cli_next(&p, opts)) != CLI_END) {
     switch (id) {
@@ -198,7 +192,6 @@ int cmd_xml(int argc, char **argv) {
       case O_SMEV: a.smev = 1; break;
       case O_LAX: a.lax = 1; break;
       case O_WSSE: a.wsse = 1; break;
-      case O_UNTRUSTED: a.untrusted = p.arg; break;
       case O_CERTFILE: a.certfile = p.arg; break;
       case O_STREAM: a.stream = 1; break;
       case O_ENVELOPING:
@@ -206,8 +199,9 @@ int cmd_xml(int argc, char **argv) {
         if (a.form) return cli_usage("xml sign: -enveloping and -detached are two forms: one");
         a.form = id == O_ENVELOPING ? GOSTX_XMLDSIG_ENVELOPING : GOSTX_XMLDSIG_DETACHED;
         break;
-      case O_CAFILE: a.cafile = p.arg; break;
-      case O_ATTIME: a.attime = p.arg; break;
+      case CLI_V_ATTIME: a.attime = p.arg; break;
+      case CLI_V_CAFILE:
+      case CLI_V_UNTRUSTED: cli_verify_opt(&a.v, id, p.arg); break; /* no refusal: one file */
       case O_SIGNED: a.signed_out = p.arg; break;
       case O_HELP: help(); return CLI_EXIT_OK;
       case CLI_POS: return cli_usage("xml: unexpected argument '%s'", p.pos);

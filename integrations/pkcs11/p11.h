@@ -82,6 +82,9 @@ typedef struct p11_slot {
 
 /* The slot table: every token under the directory, one free slot last. */
 p11_slot *p11_slot_get(CK_SLOT_ID id); /* NULL when invalid */
+/* p11_enter, then the slot, then CKR_ARGUMENTS_BAD unless args_ok: NULL
+ * with the lock released and *rv saying why. */
+p11_slot *p11_slot_begin(CK_SLOT_ID id, int args_ok, CK_RV *rv);
 CK_RV p11_slots_scan(void);
 void p11_slots_free(void);
 
@@ -206,6 +209,13 @@ p11_session *p11_session_get(CK_SESSION_HANDLE h, CK_RV *rv);
 /* p11_enter, then the session: NULL with the lock released and *rv
  * saying why, else the session with the lock held. */
 p11_session *p11_begin(CK_SESSION_HANDLE h, CK_RV *rv);
+/* p11_begin, then CKR_ARGUMENTS_BAD (the lock released) unless args_ok:
+ * a bad session is reported before bad arguments. */
+p11_session *p11_begin_args(CK_SESSION_HANDLE h, int args_ok, CK_RV *rv);
+/* A template of n attributes may be NULL only when n is 0. */
+#define P11_TEMPLATE_OK(t, n) ((n) == 0 || (t) != NULL)
+/* The object h if the session's token may use it, else NULL. */
+p11_obj *p11_obj_for(const p11_session *s, CK_OBJECT_HANDLE h);
 void p11_sessions_free(void);
 /* The session count and read/write count on t. */
 void p11_session_count(const p11_token *t, CK_ULONG *all, CK_ULONG *rw);

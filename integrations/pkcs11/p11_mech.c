@@ -93,17 +93,15 @@ static int sign_mech(CK_MECHANISM_TYPE m, size_t *len, int *hashing) {
 static CK_RV op_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE hKey,
                      int is_sign) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, m != NULL, &rv);
   if (!s)
     return rv;
   p11_op *op = is_sign ? &s->sign : &s->verify;
-  if (!m)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (op->active)
     return p11_leave(CKR_OPERATION_ACTIVE);
   if (p11_is_mac(m->mechanism)) {
-    p11_obj *k = p11_obj_get(hKey);
-    if (!k || !p11_obj_visible(k, s->tok))
+    p11_obj *k = p11_obj_for(s, hKey);
+    if (!k)
       return p11_leave(CKR_KEY_HANDLE_INVALID);
     return p11_leave(p11_mac_init(op, k, m, is_sign));
   }
@@ -114,8 +112,8 @@ static CK_RV op_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJECT_H
   /* The hashing mechanisms may name the hash's OID; no other parameter. */
   if (m->ulParameterLen && !hashing)
     return p11_leave(CKR_MECHANISM_PARAM_INVALID);
-  p11_obj *o = p11_obj_get(hKey);
-  if (!o || !p11_obj_visible(o, s->tok))
+  p11_obj *o = p11_obj_for(s, hKey);
+  if (!o)
     return p11_leave(CKR_KEY_HANDLE_INVALID);
   gostx_gost3410_curve curve;
   size_t len;
@@ -340,11 +338,9 @@ CK_RV C_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, CK_ULONG
 /* ---- digests ---- */
 CK_RV C_DigestInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, pMechanism != NULL, &rv);
   if (!s)
     return rv;
-  if (!pMechanism)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (s->digest.active)
     return p11_leave(CKR_OPERATION_ACTIVE);
   size_t len = pMechanism->mechanism == CKM_GOSTR3411_12_256   ? 32
@@ -530,11 +526,9 @@ static CK_RV derive_vko(p11_session *s, const p11_obj *base, gostx_gost3410_curv
 CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hBaseKey,
                   CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulAttributeCount, CK_OBJECT_HANDLE_PTR phKey) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, pMechanism && phKey && P11_TEMPLATE_OK(pTemplate, ulAttributeCount), &rv);
   if (!s)
     return rv;
-  if (!pMechanism || !phKey || (ulAttributeCount && !pTemplate))
-    return p11_leave(CKR_ARGUMENTS_BAD);
   CK_MECHANISM_TYPE mt = pMechanism->mechanism;
   if (mt != CKM_GOSTR3410_12_DERIVE && mt != CKM_VKO_GOSTR3410_2012_512)
     return p11_leave(CKR_MECHANISM_INVALID);
@@ -548,8 +542,8 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OB
   size_t out_len = mt == CKM_VKO_GOSTR3410_2012_512 ? 64 : 32;
   if (prm->kdf != (mt == CKM_VKO_GOSTR3410_2012_512 ? CKD_NULL : CKD_KDF_GOSTR3411_2012_256))
     return p11_leave(CKR_MECHANISM_PARAM_INVALID);
-  p11_obj *base = p11_obj_get(hBaseKey);
-  if (!base || !p11_obj_visible(base, s->tok))
+  p11_obj *base = p11_obj_for(s, hBaseKey);
+  if (!base)
     return p11_leave(CKR_KEY_HANDLE_INVALID);
   if (!p11_mech_allowed(base, mt))
     return p11_leave(CKR_MECHANISM_INVALID);

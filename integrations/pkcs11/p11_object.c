@@ -181,6 +181,11 @@ int p11_obj_visible(const p11_obj *o, const p11_token *t) {
   return o->tok == t && (!o->priv || t->user_in);
 }
 
+p11_obj *p11_obj_for(const p11_session *s, CK_OBJECT_HANDLE h) {
+  p11_obj *o = p11_obj_get(h);
+  return o && p11_obj_visible(o, s->tok) ? o : NULL;
+}
+
 /* ---- GOST helpers ---- */
 void p11_reverse(uint8_t *out, const uint8_t *in, size_t n) {
   for (size_t i = 0; i < n / 2; i++) {
@@ -547,15 +552,16 @@ CK_RV p11_objs_sync(p11_token *t) {
 
 /* ---- the functions ---- */
 
-/* p11_begin, then the object the session may use: NULL with the lock
- * released and *rv saying why. */
-static p11_obj *obj_begin(CK_SESSION_HANDLE hs, CK_OBJECT_HANDLE ho, p11_session **ps, CK_RV *rv) {
+/* p11_begin, then the object the session may use, then args_ok (as
+ * p11_begin_args): NULL with the lock released and *rv saying why. */
+static p11_obj *obj_begin(CK_SESSION_HANDLE hs, CK_OBJECT_HANDLE ho, int args_ok, p11_session **ps,
+                          CK_RV *rv) {
   p11_session *s = p11_begin(hs, rv);
   if (!s)
     return NULL;
-  p11_obj *o = p11_obj_get(ho);
-  if (!o || !p11_obj_visible(o, s->tok)) {
-    *rv = p11_leave(CKR_OBJECT_HANDLE_INVALID);
+  p11_obj *o = p11_obj_for(s, ho);
+  if (!o || !args_ok) {
+    *rv = p11_leave(!o ? CKR_OBJECT_HANDLE_INVALID : CKR_ARGUMENTS_BAD);
     return NULL;
   }
   *ps = s;
@@ -565,11 +571,9 @@ static p11_obj *obj_begin(CK_SESSION_HANDLE hs, CK_OBJECT_HANDLE ho, p11_session
 CK_RV C_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount,
                      CK_OBJECT_HANDLE_PTR phObject) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, phObject && P11_TEMPLATE_OK(pTemplate, ulCount), &rv);
   if (!s)
     return rv;
-  if (!phObject || (ulCount && !pTemplate))
-    return p11_leave(CKR_ARGUMENTS_BAD);
   for (CK_ULONG i = 0; i < ulCount; i++)
     if (pTemplate[i].type == CKA_TOKEN && pTemplate[i].ulValueLen == 1 && pTemplate[i].pValue &&
         *(CK_BBOOL *)pTemplate[i].pValue && !(s->flags & CKF_RW_SESSION))
@@ -580,7 +584,7 @@ CK_RV C_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_
 CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject) {
   CK_RV rv;
   p11_session *s;
-  p11_obj *o = obj_begin(hSession, hObject, &s, &rv);
+  p11_obj *o = obj_begin(hSession, hObject, 1, &s, &rv);
   if (!o)
     return rv;
   if (o->token && !(s->flags & CKF_RW_SESSION))
@@ -606,11 +610,9 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
                           CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount) {
   CK_RV rv;
   p11_session *s;
-  p11_obj *o = obj_begin(hSession, hObject, &s, &rv);
+  p11_obj *o = obj_begin(hSession, hObject, P11_TEMPLATE_OK(pTemplate, ulCount), &s, &rv);
   if (!o)
     return rv;
-  if (ulCount && !pTemplate)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   /* Every entry is answered; the call returns the last problem found. */
   for (CK_ULONG i = 0; i < ulCount; i++) {
     CK_ATTRIBUTE *t = &pTemplate[i];
@@ -677,11 +679,9 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
                           CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount) {
   CK_RV rv;
   p11_session *s;
-  p11_obj *o = obj_begin(hSession, hObject, &s, &rv);
+  p11_obj *o = obj_begin(hSession, hObject, P11_TEMPLATE_OK(pTemplate, ulCount), &s, &rv);
   if (!o)
     return rv;
-  if (ulCount && !pTemplate)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (o->token && !(s->flags & CKF_RW_SESSION))
     return p11_leave(CKR_SESSION_READ_ONLY);
   if (!p11_attr_bool(o, CKA_MODIFIABLE, 1))
@@ -705,11 +705,9 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 CK_RV C_GetObjectSize(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_ULONG_PTR pulSize) {
   CK_RV rv;
   p11_session *s;
-  p11_obj *o = obj_begin(hSession, hObject, &s, &rv);
+  p11_obj *o = obj_begin(hSession, hObject, pulSize != NULL, &s, &rv);
   if (!o)
     return rv;
-  if (!pulSize)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   *pulSize = (CK_ULONG)p11_attrs_encode(o->a, o->n, NULL); /* what its file holds */
   return p11_leave(CKR_OK);
 }
@@ -733,11 +731,9 @@ static int matches(const p11_obj *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n) {
 
 CK_RV C_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, P11_TEMPLATE_OK(pTemplate, ulCount), &rv);
   if (!s)
     return rv;
-  if (ulCount && !pTemplate)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   for (CK_ULONG i = 0; i < ulCount; i++)
     if (pTemplate[i].ulValueLen && !pTemplate[i].pValue)
       return p11_leave(CKR_ARGUMENTS_BAD);
@@ -763,11 +759,9 @@ CK_RV C_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, 
 CK_RV C_FindObjects(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE_PTR phObject,
                     CK_ULONG ulMaxObjectCount, CK_ULONG_PTR pulObjectCount) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, phObject && pulObjectCount, &rv);
   if (!s)
     return rv;
-  if (!phObject || !pulObjectCount)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (!s->finding)
     return p11_leave(CKR_OPERATION_NOT_INITIALIZED);
   CK_ULONG k = 0;
@@ -798,11 +792,9 @@ CK_RV C_CopyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_ATTR
                    CK_ULONG ulCount, CK_OBJECT_HANDLE_PTR phNewObject) {
   CK_RV rv;
   p11_session *s;
-  p11_obj *o = obj_begin(hSession, hObject, &s, &rv);
+  p11_obj *o = obj_begin(hSession, hObject, phNewObject && P11_TEMPLATE_OK(pTemplate, ulCount), &s, &rv);
   if (!o)
     return rv;
-  if (!phNewObject || (ulCount && !pTemplate))
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (!p11_attr_bool(o, CKA_COPYABLE, 1))
     return p11_leave(CKR_ACTION_PROHIBITED);
   int cbit = class_bit(p11_attr_ulong(o, CKA_CLASS, ~0UL));

@@ -108,11 +108,9 @@ void p11_cop_clear(p11_cop *op) {
 CK_RV C_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
                     CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount, CK_OBJECT_HANDLE_PTR phKey) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, pMechanism && phKey && P11_TEMPLATE_OK(pTemplate, ulCount), &rv);
   if (!s)
     return rv;
-  if (!pMechanism || !phKey || (ulCount && !pTemplate))
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (pMechanism->ulParameterLen)
     return p11_leave(CKR_MECHANISM_PARAM_INVALID);
   CK_KEY_TYPE kt;
@@ -251,19 +249,17 @@ static CK_RV ctr_params(p11_cop *op, const CK_MECHANISM *m, size_t n, int dec) {
 static CK_RV crypt_init(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE hKey,
                         int enc) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, m != NULL, &rv);
   if (!s)
     return rv;
   p11_cop *op = enc ? &s->enc : &s->dec;
-  if (!m)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   if (op->active)
     return p11_leave(CKR_OPERATION_ACTIVE);
   const cipher_row *r = cipher_of(m->mechanism);
   if (!r)
     return p11_leave(CKR_MECHANISM_INVALID);
-  p11_obj *o = p11_obj_get(hKey);
-  if (!o || !p11_obj_visible(o, s->tok))
+  p11_obj *o = p11_obj_for(s, hKey);
+  if (!o)
     return p11_leave(CKR_KEY_HANDLE_INVALID);
   if (!p11_mech_allowed(o, m->mechanism))
     return p11_leave(CKR_MECHANISM_INVALID);
@@ -468,8 +464,8 @@ static CK_RV kexp_init(p11_session *s, const CK_MECHANISM *m, CK_OBJECT_HANDLE h
     twin = CKK_MAGMA_TWIN_KEY, alg = GOSTX_ALG_MAGMA;
   else
     return CKR_MECHANISM_INVALID;
-  p11_obj *w = p11_obj_get(hk);
-  if (!w || !p11_obj_visible(w, s->tok))
+  p11_obj *w = p11_obj_for(s, hk);
+  if (!w)
     return use == CKA_WRAP ? CKR_WRAPPING_KEY_HANDLE_INVALID : CKR_UNWRAPPING_KEY_HANDLE_INVALID;
   if (!p11_mech_allowed(w, m->mechanism))
     return CKR_MECHANISM_INVALID;
@@ -493,15 +489,13 @@ CK_RV C_WrapKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
                 CK_OBJECT_HANDLE hWrappingKey, CK_OBJECT_HANDLE hKey, CK_BYTE_PTR pWrappedKey,
                 CK_ULONG_PTR pulWrappedKeyLen) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, pulWrappedKeyLen != NULL, &rv);
   if (!s)
     return rv;
-  if (!pulWrappedKeyLen)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   gostx_cipher enc, mac;
   rv = kexp_init(s, pMechanism, hWrappingKey, CKA_WRAP, &enc, &mac);
-  p11_obj *k = rv == CKR_OK ? p11_obj_get(hKey) : NULL;
-  const p11_attr *v = k && p11_obj_visible(k, s->tok) ? p11_attr_find(k, CKA_VALUE) : NULL;
+  p11_obj *k = rv == CKR_OK ? p11_obj_for(s, hKey) : NULL;
+  const p11_attr *v = k ? p11_attr_find(k, CKA_VALUE) : NULL;
   if (rv == CKR_OK && (!v || p11_attr_ulong(k, CKA_CLASS, ~0UL) != CKO_SECRET_KEY))
     rv = CKR_KEY_HANDLE_INVALID;
   /* Wrapping takes the value out of the token: the key must allow it. */
@@ -528,11 +522,9 @@ CK_RV C_UnwrapKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
                   CK_ULONG ulWrappedKeyLen, CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulAttributeCount,
                   CK_OBJECT_HANDLE_PTR phKey) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, phKey && pWrappedKey && P11_TEMPLATE_OK(pTemplate, ulAttributeCount), &rv);
   if (!s)
     return rv;
-  if (!phKey || !pWrappedKey || (ulAttributeCount && !pTemplate))
-    return p11_leave(CKR_ARGUMENTS_BAD);
   gostx_cipher enc, mac;
   uint8_t key[512];
   size_t klen = 0;

@@ -36,6 +36,15 @@ p11_session *p11_begin(CK_SESSION_HANDLE h, CK_RV *rv) {
   return s;
 }
 
+p11_session *p11_begin_args(CK_SESSION_HANDLE h, int args_ok, CK_RV *rv) {
+  p11_session *s = p11_begin(h, rv);
+  if (s && !args_ok) {
+    *rv = p11_leave(CKR_ARGUMENTS_BAD);
+    return NULL;
+  }
+  return s;
+}
+
 void p11_op_clear(p11_op *op) { gostx_memzero(op, sizeof *op); }
 
 static void session_free(p11_session *s) {
@@ -83,14 +92,10 @@ static void logout(p11_token *t) {
 CK_RV C_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pApplication, CK_NOTIFY Notify,
                     CK_SESSION_HANDLE_PTR phSession) {
   (void)pApplication, (void)Notify; /* no callbacks: nothing here is slow enough to warrant them */
-  CK_RV rv = p11_enter();
-  if (rv != CKR_OK)
-    return rv;
-  p11_slot *sl = p11_slot_get(slotID);
+  CK_RV rv;
+  p11_slot *sl = p11_slot_begin(slotID, phSession != NULL, &rv);
   if (!sl)
-    return p11_leave(CKR_SLOT_ID_INVALID);
-  if (!phSession)
-    return p11_leave(CKR_ARGUMENTS_BAD);
+    return rv;
   if (!(flags & CKF_SERIAL_SESSION))
     return p11_leave(CKR_SESSION_PARALLEL_NOT_SUPPORTED);
   if (!sl->tok)
@@ -136,12 +141,9 @@ CK_RV C_CloseSession(CK_SESSION_HANDLE hSession) {
 }
 
 CK_RV C_CloseAllSessions(CK_SLOT_ID slotID) {
-  CK_RV rv = p11_enter();
-  if (rv != CKR_OK)
+  CK_RV rv;
+  if (!p11_slot_begin(slotID, 1, &rv))
     return rv;
-  p11_slot *sl = p11_slot_get(slotID);
-  if (!sl)
-    return p11_leave(CKR_SLOT_ID_INVALID);
   for (size_t i = 0; i < g_sess.n; i++)
     if (g_sess.s[i] && g_sess.s[i]->slot == slotID)
       close_one(g_sess.s[i]);
@@ -150,11 +152,9 @@ CK_RV C_CloseAllSessions(CK_SLOT_ID slotID) {
 
 CK_RV C_GetSessionInfo(CK_SESSION_HANDLE hSession, CK_SESSION_INFO_PTR pInfo) {
   CK_RV rv;
-  p11_session *s = p11_begin(hSession, &rv);
+  p11_session *s = p11_begin_args(hSession, pInfo != NULL, &rv);
   if (!s)
     return rv;
-  if (!pInfo)
-    return p11_leave(CKR_ARGUMENTS_BAD);
   int rw = (s->flags & CKF_RW_SESSION) != 0;
   pInfo->slotID = s->slot;
   pInfo->flags = s->flags;

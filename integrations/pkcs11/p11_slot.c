@@ -142,13 +142,11 @@ void p11_slots_free(void) {
   memset(&g_slots, 0, sizeof g_slots);
 }
 
-/* p11_enter, then the slot, with the output pointer checked: NULL with
- * the lock released and *rv saying why. */
-static p11_slot *slot_begin(CK_SLOT_ID id, const void *out, CK_RV *rv) {
+p11_slot *p11_slot_begin(CK_SLOT_ID id, int args_ok, CK_RV *rv) {
   if ((*rv = p11_enter()) != CKR_OK)
     return NULL;
   p11_slot *s = p11_slot_get(id);
-  if (!s || !out) {
+  if (!s || !args_ok) {
     *rv = p11_leave(s ? CKR_ARGUMENTS_BAD : CKR_SLOT_ID_INVALID);
     return NULL;
   }
@@ -182,7 +180,7 @@ CK_RV C_GetSlotList(CK_BBOOL tokenPresent, CK_SLOT_ID_PTR pSlotList, CK_ULONG_PT
 
 CK_RV C_GetSlotInfo(CK_SLOT_ID slotID, CK_SLOT_INFO_PTR pInfo) {
   CK_RV rv;
-  p11_slot *s = slot_begin(slotID, pInfo, &rv);
+  p11_slot *s = p11_slot_begin(slotID, pInfo != NULL, &rv);
   if (!s)
     return rv;
   memset(pInfo, 0, sizeof *pInfo);
@@ -207,7 +205,7 @@ static CK_FLAGS pin_flags(unsigned fails, CK_FLAGS low, CK_FLAGS final, CK_FLAGS
 
 CK_RV C_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO_PTR pInfo) {
   CK_RV rv;
-  p11_slot *s = slot_begin(slotID, pInfo, &rv);
+  p11_slot *s = p11_slot_begin(slotID, pInfo != NULL, &rv);
   if (!s)
     return rv;
   p11_token *t = s->tok;
@@ -252,14 +250,14 @@ CK_RV C_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO_PTR pInfo) {
 CK_RV C_GetMechanismList(CK_SLOT_ID slotID, CK_MECHANISM_TYPE_PTR pMechanismList,
                          CK_ULONG_PTR pulCount) {
   CK_RV rv;
-  if (!slot_begin(slotID, pulCount, &rv))
+  if (!p11_slot_begin(slotID, pulCount != NULL, &rv))
     return rv;
   return p11_leave(p11_mech_list(pMechanismList, pulCount));
 }
 
 CK_RV C_GetMechanismInfo(CK_SLOT_ID slotID, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR pInfo) {
   CK_RV rv;
-  if (!slot_begin(slotID, pInfo, &rv))
+  if (!p11_slot_begin(slotID, pInfo != NULL, &rv))
     return rv;
   return p11_leave(p11_mech_info(type, pInfo));
 }
@@ -273,7 +271,7 @@ static CK_RV pin_len_ok(const void *pin, CK_ULONG len) {
 CK_RV C_InitToken(CK_SLOT_ID slotID, CK_UTF8CHAR_PTR pPin, CK_ULONG ulPinLen,
                   CK_UTF8CHAR_PTR pLabel) {
   CK_RV rv;
-  p11_slot *s = slot_begin(slotID, pLabel, &rv);
+  p11_slot *s = p11_slot_begin(slotID, pLabel != NULL, &rv);
   if (!s)
     return rv;
   if ((rv = pin_len_ok(pPin, ulPinLen)) != CKR_OK)

@@ -2,9 +2,12 @@
 
 This is the one place that names C functions: the Python modules reach them
 only through ``gostx._native.lib``. Run as a script (CMakeLists.txt does) it
-writes the extension's C source to the path given.  The header declarations
-mirror include/gostx/*.h; ``...;`` in a struct lets the compiler supply the
-layout, so only the fields Python reads are spelled out.
+writes the extension's C source to the path given, from the C sources'
+headers (its second argument). CDEF declares the types, as much of each as
+Python reads (``...;`` in a struct lets the compiler supply the layout);
+FUNCTIONS names the calls, whose prototypes _build_headers.py reads from
+include/gostx/*.h. A few calls stay written in CDEF as Python sees them: an
+enum parameter or result as int where the enum is not declared here.
 """
 import sys
 
@@ -30,167 +33,47 @@ CDEF = r"""
 typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEBOG, GOSTX_ALG_MGM,
                          GOSTX_ALG_GOST3410, GOSTX_ALG_END, ... } gostx_alg;
 typedef enum gostx_file_kdf { GOSTX_FILE_KDF_RAW, GOSTX_FILE_KDF_PBKDF2, ... } gostx_file_kdf;
-
-const char *gostx_strerror(int err);
-const char *gostx_version(void);
-const char *gostx_impl(gostx_alg alg);
 int gostx_impl_requested(const char **value, const char **running);
-const char *gostx_cpu_features(void);
-void gostx_memzero(void *p, size_t len);
 
 /* ciphers */
 typedef struct { gostx_alg id; size_t block_len; ...; } gostx_cipher;
-int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t *key);
-void gostx_cipher_encrypt_blocks(const gostx_cipher *c, const uint8_t *in, size_t nblocks,
-                                 uint8_t *out);
-void gostx_cipher_decrypt_blocks(const gostx_cipher *c, const uint8_t *in, size_t nblocks,
-                                 uint8_t *out);
-void gostx_cipher_clear(gostx_cipher *c);
 
 /* GOST R 34.13 modes; the enums' values come from the header (the trailing ...) */
 enum gostx_mode { GOSTX_MODE_ECB, GOSTX_MODE_CBC, GOSTX_MODE_CFB, GOSTX_MODE_OFB,
                   GOSTX_MODE_CTR, GOSTX_MODE_CTR_ACPKM, ... };
 enum gostx_padding { GOSTX_PAD_NONE, GOSTX_PAD_1, GOSTX_PAD_2, GOSTX_PAD_3, ... };
-int gostx_ecb_encrypt(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
-int gostx_ecb_decrypt(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
-int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                      const uint8_t *in, size_t len, uint8_t *out);
-int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                      const uint8_t *in, size_t len, uint8_t *out);
-int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                      const uint8_t *in, size_t len, uint8_t *out);
-int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                      const uint8_t *in, size_t len, uint8_t *out);
-int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                    const uint8_t *in, size_t len, uint8_t *out);
-int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                    const uint8_t *in, size_t len, uint8_t *out);
-int gostx_ctr_acpkm_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                          size_t section_len, const uint8_t *in, size_t len, uint8_t *out);
 typedef struct { ...; } gostx_mode_ctx;
 int gostx_mode_init(gostx_mode_ctx *ctx, const gostx_cipher *c, int mode, int decrypt,
                     const uint8_t *iv, size_t iv_len, size_t s, int padding,
                     size_t section_len);
-int gostx_mode_update(gostx_mode_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out,
-                      size_t *out_len);
-int gostx_mode_final(gostx_mode_ctx *ctx, uint8_t *out, size_t *out_len);
-void gostx_mode_clear(gostx_mode_ctx *ctx);
 typedef struct { ...; } gostx_omac_ctx;
-int gostx_omac_init(gostx_omac_ctx *ctx, const gostx_cipher *c);
-int gostx_omac_acpkm_init(gostx_omac_ctx *ctx, const gostx_cipher *c, size_t section_len,
-                          size_t master_section_len);
-int gostx_omac_update(gostx_omac_ctx *ctx, const uint8_t *in, size_t len);
-int gostx_omac_final(gostx_omac_ctx *ctx, uint8_t *mac, size_t mac_len);
-void gostx_omac_clear(gostx_omac_ctx *ctx);
 
 /* MGM */
-int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
-                      size_t aad_len, const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
-                      size_t tag_len);
-int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
-                      size_t aad_len, const uint8_t *in, size_t len, const uint8_t *tag,
-                      size_t tag_len, uint8_t *out);
-
 typedef struct { ...; } gostx_mgm_ctx;
-int gostx_mgm_init(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt, const uint8_t *nonce,
-                   size_t nonce_len);
-int gostx_mgm_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t len);
-int gostx_mgm_update(gostx_mgm_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out);
-int gostx_mgm_final_encrypt(gostx_mgm_ctx *ctx, uint8_t *tag, size_t tag_len);
-int gostx_mgm_final_decrypt(gostx_mgm_ctx *ctx, const uint8_t *tag, size_t tag_len);
-void gostx_mgm_clear(gostx_mgm_ctx *ctx);
 
 /* XTS */
 typedef struct { ...; } gostx_xts_key;
-int gostx_xts_set_key(gostx_xts_key *x, const uint8_t *key);
-void gostx_xts_clear(gostx_xts_key *x);
-int gostx_xts_encrypt(const gostx_xts_key *x, const uint8_t *tweak, const uint8_t *in, size_t len,
-                      uint8_t *out);
-int gostx_xts_decrypt(const gostx_xts_key *x, const uint8_t *tweak, const uint8_t *in, size_t len,
-                      uint8_t *out);
 
 /* GOST 28147-89 */
 enum gostx_gost89_mode { GOSTX_GOST89_ECB, GOSTX_GOST89_CNT, GOSTX_GOST89_CFB, GOSTX_GOST89_IMIT,
                         ... };
 typedef struct { ...; } gostx_gost89_key;
 typedef struct { ...; } gostx_gost89_ctx;
-int gostx_sbox_by_name(const char *name);
 int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t *key, int sbox);
 void gostx_magma_clear(gostx_gost89_key *k);
-int gostx_gost89_ecb_encrypt(const gostx_gost89_key *k, const uint8_t *in, size_t len,
-                             uint8_t *out);
-int gostx_gost89_ecb_decrypt(const gostx_gost89_key *k, const uint8_t *in, size_t len,
-                             uint8_t *out);
 int gostx_gost89_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, int mode, int decrypt,
                       const uint8_t *iv, int meshing);
-int gostx_gost89_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out);
-void gostx_gost89_ctx_clear(gostx_gost89_ctx *ctx);
-int gostx_gost89_imit_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, const uint8_t *iv,
-                           int meshing);
-int gostx_gost89_imit_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len);
-int gostx_gost89_imit_final(gostx_gost89_ctx *ctx, uint8_t *mac, size_t mac_len);
 
 /* Streebog, HMAC, KDFs, key wrap */
 typedef struct { ...; } gostx_streebog_ctx;
-int gostx_streebog_init(gostx_streebog_ctx *ctx, size_t digest_len);
-int gostx_streebog_update(gostx_streebog_ctx *ctx, const void *data, size_t len);
-int gostx_streebog_final(gostx_streebog_ctx *ctx, uint8_t *digest);
-int gostx_streebog(size_t digest_len, const void *data, size_t len, uint8_t *digest);
-void gostx_streebog_clear(gostx_streebog_ctx *ctx);
 typedef struct { ...; } gostx_gost94_ctx;
 int gostx_gost94_init(gostx_gost94_ctx *ctx, int sbox);
-int gostx_gost94_update(gostx_gost94_ctx *ctx, const void *data, size_t len);
-int gostx_gost94_final(gostx_gost94_ctx *ctx, uint8_t *digest);
-void gostx_gost94_clear(gostx_gost94_ctx *ctx);
 typedef struct { ...; } gostx_hmac_ctx;
-int gostx_hmac_init(gostx_hmac_ctx *ctx, size_t digest_len, const uint8_t *key, size_t key_len);
-int gostx_hmac_update(gostx_hmac_ctx *ctx, const void *data, size_t len);
-int gostx_hmac_final(gostx_hmac_ctx *ctx, uint8_t *mac);
-void gostx_hmac_clear(gostx_hmac_ctx *ctx);
-int gostx_hmac(size_t digest_len, const uint8_t *key, size_t key_len, const void *data,
-               size_t len, uint8_t *mac);
-int gostx_omac(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *mac,
-               size_t mac_len);
-int gostx_omac_acpkm(const gostx_cipher *c, size_t section_len, size_t master_section_len,
-                     const uint8_t *in, size_t len, uint8_t *mac, size_t mac_len);
-int gostx_kdf256(const uint8_t *key, size_t key_len, const uint8_t *label, size_t label_len,
-                 const uint8_t *seed, size_t seed_len, uint8_t *out);
-int gostx_kdf_tree256(const uint8_t *key, size_t key_len, const uint8_t *label,
-                      size_t label_len, const uint8_t *seed, size_t seed_len, size_t r_bytes,
-                      uint8_t *out, size_t out_len);
-int gostx_pbkdf2_streebog512(const uint8_t *pass, size_t pass_len, const uint8_t *salt,
-                             size_t salt_len, uint32_t iterations, uint8_t *out,
-                             size_t out_len);
-int gostx_kexp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv, size_t iv_len, const uint8_t *key, size_t key_len,
-                 uint8_t *out, size_t *out_len);
-int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
-                 uint8_t *key, size_t *key_len);
 
 /* GOST R 34.10-2012 signatures and VKO (include/gostx/gost3410.h) */
 typedef enum gostx_gost3410_curve { GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A,
     GOSTX_GOST3410_256_B, GOSTX_GOST3410_256_C, GOSTX_GOST3410_256_D, GOSTX_GOST3410_512_TEST,
     GOSTX_GOST3410_512_A, GOSTX_GOST3410_512_B, GOSTX_GOST3410_512_C, ... } gostx_gost3410_curve;
-size_t gostx_gost3410_size(gostx_gost3410_curve curve);
-const char *gostx_gost3410_curve_name(gostx_gost3410_curve curve);
-const char *gostx_gost3410_curve_oid(gostx_gost3410_curve curve);
-int gostx_gost3410_curve_by_name(const char *name);
-int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, size_t priv_len,
-                          uint8_t *pub, size_t pub_len);
-int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                              uint8_t *pub, size_t pub_len);
-int gostx_gost3410_check_public_key(gostx_gost3410_curve curve, const uint8_t *pub,
-                                    size_t pub_len);
-int gostx_gost3410_sign(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                        const uint8_t *digest, size_t digest_len, uint8_t *sig, size_t sig_len);
-int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                          const uint8_t *digest, size_t digest_len, const uint8_t *sig,
-                          size_t sig_len);
-int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
-                       size_t ukm_len, uint8_t *out, size_t out_len);
-int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *h, size_t h_len,
-                       uint8_t *out, size_t out_len);
 typedef enum gostx_gost3410_key_kind { GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_KEY_PUBLIC, ... }
     gostx_gost3410_key_kind;
 typedef enum gostx_gost3410_pbe { GOSTX_GOST3410_PBE_KUZNYECHIK, GOSTX_GOST3410_PBE_MAGMA, ... }
@@ -220,52 +103,18 @@ typedef struct gostx_gost3410_pbe_params {
   const uint8_t *pass;
   size_t pass_len;
 } gostx_gost3410_pbe_params;
-int gostx_gost3410_key_set_private(gostx_gost3410_key *key, gostx_gost3410_curve curve,
-                                   const uint8_t *d, size_t d_len, const char *oid);
-int gostx_gost3410_key_set_public(gostx_gost3410_key *key, gostx_gost3410_curve curve,
-                                  const uint8_t *q, size_t q_len, const char *oid);
-int gostx_gost3410_key_read(gostx_gost3410_key *key, const void *in, size_t in_len,
-                            const uint8_t *pass, size_t pass_len);
-int gostx_gost3410_key_is_encrypted(const void *in, size_t in_len);
-int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_kind part,
-                             gostx_gost3410_format format, const gostx_gost3410_pbe_params *pbe,
-                             void *out, size_t cap, size_t *out_len);
-void gostx_gost3410_key_clear(gostx_gost3410_key *key);
-int gostx_gost3410_key_encryption(const void *in, size_t in_len, char *text, size_t cap);
-int gostx_gost3410_key_is_private(const gostx_gost3410_key *key);
-int gostx_gost3410_key_sign(const gostx_gost3410_key *key, const uint8_t *digest,
-                            size_t digest_len, uint8_t *sig, size_t sig_len);
-int gostx_gost3410_key_vko(const gostx_gost3410_key *key, const uint8_t *peer_pub,
-                           size_t pub_len, const uint8_t *ukm, size_t ukm_len, uint8_t *out,
-                           size_t out_len);
-int gostx_gost3410_key_keg(const gostx_gost3410_key *key, const uint8_t *peer_pub,
-                           size_t pub_len, const uint8_t *h, size_t h_len, uint8_t *out,
-                           size_t out_len);
 /* keys on PKCS#11 tokens (include/gostx/pkcs11.h) */
 #define GOSTX_P11_HAS_PIN_VALUE ...
 typedef struct { unsigned has; ...; } gostx_p11_uri;
-int gostx_p11_uri_parse(gostx_p11_uri *uri, const char *text, char *why, size_t why_cap);
-void gostx_p11_uri_clear(gostx_p11_uri *uri);
 typedef enum gostx_p11_status { GOSTX_P11_OK, GOSTX_P11_BAD_URI, GOSTX_P11_MODULE,
   GOSTX_P11_NO_TOKEN, GOSTX_P11_NO_OBJECT, GOSTX_P11_PIN_NEEDED, GOSTX_P11_PIN_INCORRECT,
   GOSTX_P11_PIN_LOCKED, GOSTX_P11_REMOVED, GOSTX_P11_UNSUPPORTED, GOSTX_P11_BAD_ANSWER,
   GOSTX_P11_TOKEN_ERROR, ... } gostx_p11_status;
-gostx_p11_status gostx_p11_error(char *buf, size_t cap);
-void gostx_p11_error_clear(void);
 typedef struct gostx_p11_key gostx_p11_key;
 typedef int (*gostx_p11_pin_fn)(void *arg, const char *token_label, unsigned long flags,
                                 uint8_t *pin, size_t cap, size_t *pin_len);
 extern "Python" int gxpy_p11_pin(void *, const char *, unsigned long, uint8_t *, size_t,
                                  size_t *);
-int gostx_p11_key_open(gostx_p11_key **out, const char *uri, gostx_p11_pin_fn pin_fn,
-                       void *pin_arg);
-int gostx_p11_cert_read(const char *uri, uint8_t **der, size_t *len);
-int gostx_p11_key_public(const gostx_p11_key *k, gostx_gost3410_key *pub);
-int gostx_p11_key_cert(const gostx_p11_key *k, const uint8_t **der, size_t *len);
-int gostx_p11_key_bind(gostx_p11_key *k, gostx_gost3410_key *key);
-int gostx_p11_key_check(gostx_p11_key *k);
-void gostx_p11_key_free(gostx_p11_key *k);
-void gostx_p11_finalize(void);
 void free(void *p);
 /* PKCS#12 (include/gostx/pkcs12.h) */
 #define GOSTX_PKCS12_WORK_DEFAULT ...
@@ -296,46 +145,15 @@ typedef struct gostx_pkcs12_params {
   const uint8_t *pass;
   size_t pass_len;
 } gostx_pkcs12_params;
-int gostx_pkcs12_read(const uint8_t *pfx, size_t len, const uint8_t *pass, size_t pass_len,
-                      uint64_t max_work, gostx_pkcs12 **out, char *why, size_t why_cap);
-void gostx_pkcs12_free(gostx_pkcs12 *p);
-size_t gostx_pkcs12_bag_count(const gostx_pkcs12 *p);
-int gostx_pkcs12_bag_get(const gostx_pkcs12 *p, size_t i, gostx_pkcs12_bag *bag);
-int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_key *key, size_t *cert_bag);
-int gostx_pkcs12_write(const gostx_gost3410_key *key, const uint8_t *const *certs,
-                       const size_t *cert_lens, size_t ncerts, const gostx_pkcs12_params *params,
-                       uint8_t *out, size_t cap, size_t *out_len);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;
-gostx_pool *gostx_pool_new(unsigned nthreads);
-void gostx_pool_free(gostx_pool *pool);
-int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
-                       size_t iv_len, const uint8_t *in, size_t len, uint8_t *out);
-int gostx_ctr_crypt_mt_at(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
-                          size_t iv_len, uint64_t first_block, const uint8_t *in, size_t len,
-                          uint8_t *out);
-int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
-                             size_t iv_len, size_t section_len, const uint8_t *in,
-                             size_t len, uint8_t *out);
-int gostx_ecb_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in, size_t len,
-                         uint8_t *out);
-int gostx_ecb_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in, size_t len,
-                         uint8_t *out);
 typedef struct gostx_mgm_params {
   const uint8_t *nonce;
   const uint8_t *aad;
   size_t aad_len;
   size_t tag_len;
 } gostx_mgm_params;
-int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
-                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag);
-int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
-                         const uint8_t *in, size_t len, const uint8_t *tag, uint8_t *out);
-int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
-                         size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
-int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
-                         size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
 /* stream batches (batch.h): the enum's values come from the header */
 typedef enum gostx_batch_op {
   GOSTX_BATCH_CBC_ENCRYPT, GOSTX_BATCH_CBC_DECRYPT, GOSTX_BATCH_CFB_ENCRYPT,
@@ -350,24 +168,11 @@ typedef struct gostx_stream {
 typedef struct gostx_batch_params {
   size_t iv_len; size_t tag_len; size_t section_len; size_t master_section_len; int meshing; ...;
 } gostx_batch_params;
-int gostx_batch_streams(gostx_pool *pool, gostx_batch_op op, const gostx_batch_params *params,
-                        gostx_stream *streams, size_t nstreams);
 
 /* the file format */
 typedef struct { gostx_alg alg; gostx_file_kdf kdf; uint32_t chunk_size; uint32_t iterations; ...; }
     gostx_file_header;
 typedef struct { gostx_file_header h; uint8_t header[84]; size_t tag_len; ...; } gostx_file;
-int gostx_file_init_encrypt(gostx_file *file, gostx_alg alg, gostx_file_kdf kdf, uint32_t chunk_size,
-                            uint32_t iterations, const uint8_t *secret, size_t secret_len,
-                            const uint8_t *salt);
-int gostx_file_init_decrypt(gostx_file *file, const uint8_t *header, size_t len,
-                            const uint8_t *secret, size_t secret_len, const char **reason);
-void gostx_file_clear(gostx_file *file);
-int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
-                          size_t len, uint8_t *out);
-int gostx_file_open_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
-                          size_t rec_len, uint8_t *out);
-
 
 /* X.509 (include/gostx/x509.h) */
 typedef enum gostx_x509_status { GOSTX_X509_OK, GOSTX_X509_MALFORMED, GOSTX_X509_UNSUPPORTED,
@@ -397,19 +202,6 @@ typedef struct gostx_x509_cert {
   ...;
 } gostx_x509_cert;
 typedef struct gostx_x509_store gostx_x509_store;
-const char *gostx_x509_status_name(gostx_x509_status st);
-int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
-                     gostx_x509_status *st);
-int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der, size_t cap,
-                        size_t *der_len);
-int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap);
-int gostx_x509_san_next(const gostx_x509_cert *cert, size_t *pos, int *type,
-                        const uint8_t **value, size_t *len);
-gostx_x509_store *gostx_x509_store_new(void);
-void gostx_x509_store_free(gostx_x509_store *store);
-int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t len);
-int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
-                              size_t err_cap);
 typedef struct gostx_x509_verify_opts {
   int64_t now; gostx_x509_purpose purpose; const char *name; unsigned flags;
   const struct gostx_x509_crl *crls; size_t n_crls; int crl_check;
@@ -420,15 +212,10 @@ typedef struct gostx_x509_verify_opts {
 #define GOSTX_X509_KEY_2012_256 ...
 #define GOSTX_X509_KEY_2012_512 ...
 #define GOSTX_X509_KEY_2001 ...
-void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
 typedef struct gostx_x509_verify_result {
   gostx_x509_status status; size_t depth; size_t path_len;
   const gostx_x509_cert *path[...]; char why[...];
 } gostx_x509_verify_result;
-gostx_x509_status gostx_x509_verify_with(const gostx_x509_store *store,
-                                         const gostx_x509_cert *chain, size_t n,
-                                         const gostx_x509_verify_opts *opts,
-                                         gostx_x509_verify_result *result);
 
 /* CMS SignedData, RFC 3161 and CAdES-T (include/gostx/cms.h, tsa.h, cms_ts.h) */
 #define GOSTX_CMS_HASH_256 ...
@@ -442,9 +229,6 @@ gostx_x509_status gostx_x509_verify_with(const gostx_x509_store *store,
 #define GOSTX_CMS_NO_SIGNING_TIME ...
 #define GOSTX_CMS_NO_CERTS ...
 typedef struct gostx_cms_hash { unsigned want; int done; ...; } gostx_cms_hash;
-int gostx_cms_hash_init(gostx_cms_hash *h, unsigned want);
-int gostx_cms_hash_update(gostx_cms_hash *h, const void *data, size_t len);
-int gostx_cms_hash_final(gostx_cms_hash *h);
 typedef enum gostx_cms_status { GOSTX_CMS_OK, GOSTX_CMS_MALFORMED, GOSTX_CMS_TRUNCATED,
     GOSTX_CMS_TRAILING_DATA, GOSTX_CMS_NOT_SIGNED_DATA, GOSTX_CMS_TOO_MANY,
     GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_CMS_NO_CONTENT,
@@ -457,7 +241,6 @@ typedef enum gostx_cms_status { GOSTX_CMS_OK, GOSTX_CMS_MALFORMED, GOSTX_CMS_TRU
     GOSTX_CMS_RECIPIENT_KIND, GOSTX_CMS_KEY_MISMATCH, GOSTX_CMS_BAD_MAC_ATTRIBUTE,
     GOSTX_CMS_NO_ENCRYPTED_CONTENT, GOSTX_CMS_BAD_CONTENT_TYPE, GOSTX_CMS_BAD_DIGEST_ALGORITHMS,
     ... } gostx_cms_status;
-const char *gostx_cms_status_name(gostx_cms_status st);
 typedef struct gostx_cms_signer_info {
   size_t digest_len;
   const uint8_t *signature; size_t signature_len;
@@ -471,9 +254,6 @@ typedef struct gostx_cms_signed {
   gostx_x509_cert certs[...];
   ...;
 } gostx_cms_signed;
-int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
-                           gostx_cms_status *st);
-unsigned gostx_cms_signed_hashes(const gostx_cms_signed *sd);
 typedef struct gostx_cms_verdict {
   gostx_cms_status status; size_t signer; gostx_x509_status x509; size_t depth; char oid[64];
   const gostx_x509_cert *signer_cert;
@@ -483,17 +263,11 @@ typedef struct gostx_cms_verify_params {
   const gostx_x509_store *store; const gostx_x509_cert *untrusted; size_t n_untrusted; int64_t now;
   ...;
 } gostx_cms_verify_params;
-int gostx_cms_signed_verify(const gostx_cms_signed *sd, const gostx_cms_hash *hash,
-                            const gostx_cms_verify_params *params, gostx_cms_verdict *v);
 typedef struct gostx_cms_signer { const gostx_x509_cert *cert; const gostx_gost3410_key *key; ...; }
     gostx_cms_signer;
 typedef struct gostx_cms_sign_params {
   unsigned flags; int64_t signing_time; const gostx_x509_cert *certs; size_t n_certs; ...;
 } gostx_cms_sign_params;
-int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
-                   const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
-                   const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
-                   size_t *out_len);
 typedef enum gostx_cms_cipher { GOSTX_CMS_CIPHER_UNKNOWN, GOSTX_CMS_KUZNYECHIK, GOSTX_CMS_MAGMA,
     GOSTX_CMS_KUZNYECHIK_OMAC, GOSTX_CMS_MAGMA_OMAC, GOSTX_CMS_GOST89, ... } gostx_cms_cipher;
 typedef struct gostx_cms_encrypted_content {
@@ -502,42 +276,22 @@ typedef struct gostx_cms_encrypted_content {
 typedef struct gostx_cms_enveloped {
   size_t n_recipients; gostx_cms_encrypted_content content; ...;
 } gostx_cms_enveloped;
-int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enveloped *out,
-                              gostx_cms_status *st);
-int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
-                                const gostx_gost3410_key *key, const gostx_x509_cert *originator,
-                                uint8_t *out, size_t cap, size_t *out_len, gostx_cms_status *st);
-int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
-                      const uint8_t *content, size_t len, uint8_t *out, size_t cap,
-                      size_t *out_len);
 typedef struct gostx_cms_encrypt_params {
   gostx_cms_cipher cipher; int kari; int key_id; ...;
 } gostx_cms_encrypt_params;
-int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
-                           const gostx_cms_encrypt_params *params, const uint8_t *content,
-                           size_t len, uint8_t *out, size_t cap, size_t *out_len);
-int gostx_cms_pem_read(const char *text, size_t len, uint8_t *der, size_t cap, size_t *der_len);
-int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap, size_t *out_len);
 typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOSTX_CMS_TS_REFUSED,
     GOSTX_CMS_TS_NOT_TSTINFO, GOSTX_CMS_TS_UNKNOWN_ALGORITHM, GOSTX_CMS_TS_IMPRINT_MISMATCH,
     GOSTX_CMS_TS_TOKEN, GOSTX_CMS_TS_NOT_TSA, GOSTX_CMS_TS_NONCE_MISMATCH,
     GOSTX_CMS_TS_POLICY_MISMATCH, GOSTX_CMS_TS_NO_SIGNING_CERT, ... } gostx_cms_ts_status;
-const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
 typedef struct gostx_cms_ts_token {
   const uint8_t *token; size_t token_len; gostx_cms_signed sd; int64_t gen_time; ...;
 } gostx_cms_ts_token;
 typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verdict cms; ...; }
     gostx_cms_ts_verdict;
-int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t,
-                       gostx_cms_ts_status *st);
 typedef struct gostx_tsa_expect {
   const gostx_cms_hash *hash; const uint8_t *digest; size_t digest_len;
   const uint8_t *nonce; size_t nonce_len; const uint8_t *policy; size_t policy_len;
 } gostx_tsa_expect;
-int gostx_tsa_verify(const gostx_cms_ts_token *t, const gostx_tsa_expect *e,
-                     const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v);
-int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,
-                        size_t cap, size_t *n);
 
 /* TLS (include/gostx/tls.h) */
 #define GOSTX_TLS_WANT_READ ...
@@ -551,43 +305,6 @@ typedef enum gostx_tls_verify { GOSTX_TLS_VERIFY_NONE, GOSTX_TLS_VERIFY_PEER,
                                 GOSTX_TLS_VERIFY_REQUIRE, ... } gostx_tls_verify;
 typedef struct gostx_tls_config gostx_tls_config;
 typedef struct gostx_tls gostx_tls;
-gostx_tls_config *gostx_tls_config_new(gostx_tls_role role);
-void gostx_tls_config_free(gostx_tls_config *cfg);
-int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
-                               const size_t *der_len, size_t n);
-int gostx_tls_config_set_key(gostx_tls_config *cfg, const gostx_gost3410_key *key);
-int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity, size_t id_len,
-                             const uint8_t *key, size_t key_len);
-int gostx_tls_config_set_tickets(gostx_tls_config *cfg, unsigned n, uint32_t lifetime);
-void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store);
-void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode);
-int gostx_tls_config_set_suites(gostx_tls_config *cfg, const char *list);
-int gostx_tls_config_set_groups(gostx_tls_config *cfg, const char *list);
-int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list);
-int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max);
-const char *gostx_tls_config_error(const gostx_tls_config *cfg);
-gostx_tls *gostx_tls_new(const gostx_tls_config *cfg);
-void gostx_tls_free(gostx_tls *c);
-int gostx_tls_set_servername(gostx_tls *c, const char *name);
-int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len);
-int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len);
-int gostx_tls_session_reused(const gostx_tls *c);
-void gostx_tls_set_fd(gostx_tls *c, int fd);
-int gostx_tls_handshake(gostx_tls *c);
-int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got);
-int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put);
-size_t gostx_tls_pending(const gostx_tls *c);
-size_t gostx_tls_unsent(const gostx_tls *c);
-int gostx_tls_close(gostx_tls *c);
-const char *gostx_tls_version(const gostx_tls *c);
-unsigned gostx_tls_version_id(const gostx_tls *c);
-const char *gostx_tls_suite(const gostx_tls *c);
-const char *gostx_tls_group(const gostx_tls *c);
-const char *gostx_tls_alpn(const gostx_tls *c);
-const char *gostx_tls_servername(const gostx_tls *c);
-size_t gostx_tls_peer_chain(const gostx_tls *c, const gostx_x509_cert **chain);
-const char *gostx_tls_error(const gostx_tls *c);
-int gostx_tls_alert(const gostx_tls *c, int *sent);
 
 /* helpers defined in SOURCE below */
 int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
@@ -598,6 +315,76 @@ void gxpy_bio_attach(gostx_tls *c, gxpy_bio *b);
 size_t gxpy_bio_feed(gxpy_bio *b, const uint8_t *p, size_t len);
 size_t gxpy_bio_room(const gxpy_bio *b);
 const uint8_t *gxpy_bio_out(const gxpy_bio *b);
+"""
+
+# The functions it calls, by the header sections above; their declarations
+# are read from include/gostx/*.h (_build_headers.py), after all the types.
+FUNCTIONS = """
+gostx_strerror gostx_version gostx_impl gostx_cpu_features gostx_memzero
+# ciphers
+gostx_cipher_init gostx_cipher_encrypt_blocks gostx_cipher_decrypt_blocks gostx_cipher_clear
+# GOST R 34.13 modes; the enums' values come from the header (the trailing ...)
+gostx_ecb_encrypt gostx_ecb_decrypt gostx_cbc_encrypt gostx_cbc_decrypt gostx_cfb_encrypt
+gostx_cfb_decrypt gostx_ofb_crypt gostx_ctr_crypt gostx_ctr_acpkm_crypt gostx_mode_update
+gostx_mode_final gostx_mode_clear gostx_omac_init gostx_omac_acpkm_init gostx_omac_update
+gostx_omac_final gostx_omac_clear
+# MGM
+gostx_mgm_encrypt gostx_mgm_decrypt gostx_mgm_init gostx_mgm_aad gostx_mgm_update
+gostx_mgm_final_encrypt gostx_mgm_final_decrypt gostx_mgm_clear
+# XTS
+gostx_xts_set_key gostx_xts_clear gostx_xts_encrypt gostx_xts_decrypt
+# GOST 28147-89
+gostx_sbox_by_name gostx_gost89_ecb_encrypt gostx_gost89_ecb_decrypt gostx_gost89_update
+gostx_gost89_ctx_clear gostx_gost89_imit_init gostx_gost89_imit_update gostx_gost89_imit_final
+# Streebog, HMAC, KDFs, key wrap
+gostx_streebog_init gostx_streebog_update gostx_streebog_final gostx_streebog
+gostx_streebog_clear gostx_gost94_update gostx_gost94_final gostx_gost94_clear gostx_hmac_init
+gostx_hmac_update gostx_hmac_final gostx_hmac_clear gostx_hmac gostx_omac gostx_omac_acpkm
+gostx_kdf256 gostx_kdf_tree256 gostx_pbkdf2_streebog512 gostx_kexp15 gostx_kimp15
+# GOST R 34.10-2012 signatures and VKO (include/gostx/gost3410.h)
+gostx_gost3410_size gostx_gost3410_curve_name gostx_gost3410_curve_oid
+gostx_gost3410_curve_by_name gostx_gost3410_keygen gostx_gost3410_public_key
+gostx_gost3410_check_public_key gostx_gost3410_sign gostx_gost3410_verify gostx_gost3410_vko
+gostx_gost3410_keg gostx_gost3410_key_set_private gostx_gost3410_key_set_public
+gostx_gost3410_key_read gostx_gost3410_key_is_encrypted gostx_gost3410_key_write
+gostx_gost3410_key_clear gostx_gost3410_key_encryption gostx_gost3410_key_is_private
+gostx_gost3410_key_sign gostx_gost3410_key_vko gostx_gost3410_key_keg
+# keys on PKCS#11 tokens (include/gostx/pkcs11.h)
+gostx_p11_uri_parse gostx_p11_uri_clear gostx_p11_error gostx_p11_error_clear gostx_p11_key_open
+gostx_p11_cert_read gostx_p11_key_public gostx_p11_key_cert gostx_p11_key_bind
+gostx_p11_key_check gostx_p11_key_free gostx_p11_finalize
+# PKCS#12 (include/gostx/pkcs12.h)
+gostx_pkcs12_read gostx_pkcs12_free gostx_pkcs12_bag_count gostx_pkcs12_bag_get gostx_pkcs12_key
+gostx_pkcs12_write
+# the bulk engine
+gostx_pool_new gostx_pool_free gostx_ctr_crypt_mt gostx_ctr_crypt_mt_at gostx_ctr_acpkm_crypt_mt
+gostx_ecb_encrypt_mt gostx_ecb_decrypt_mt gostx_mgm_encrypt_mt gostx_mgm_decrypt_mt
+gostx_xts_encrypt_mt gostx_xts_decrypt_mt
+# stream batches (batch.h): the enum's values come from the header
+gostx_batch_streams
+# the file format
+gostx_file_init_encrypt gostx_file_init_decrypt gostx_file_clear gostx_file_seal_chunk
+gostx_file_open_chunk
+# X.509 (include/gostx/x509.h)
+gostx_x509_status_name gostx_x509_parse gostx_x509_pem_next gostx_x509_name_text
+gostx_x509_san_next gostx_x509_store_new gostx_x509_store_free gostx_x509_store_add_der
+gostx_x509_store_add_path gostx_x509_verify_opts_init gostx_x509_verify_with
+# CMS SignedData, RFC 3161 and CAdES-T (include/gostx/cms.h, tsa.h, cms_ts.h)
+gostx_cms_hash_init gostx_cms_hash_update gostx_cms_hash_final gostx_cms_status_name
+gostx_cms_signed_parse gostx_cms_signed_hashes gostx_cms_signed_verify gostx_cms_sign
+gostx_cms_enveloped_parse gostx_cms_enveloped_decrypt gostx_cms_encrypt gostx_cms_encrypt_with
+gostx_cms_pem_read gostx_cms_pem_write gostx_cms_ts_status_name gostx_cms_ts_parse
+gostx_tsa_verify gostx_cms_ts_tokens
+# TLS (include/gostx/tls.h)
+gostx_tls_config_new gostx_tls_config_free gostx_tls_config_set_chain gostx_tls_config_set_key
+gostx_tls_config_set_psk gostx_tls_config_set_tickets gostx_tls_config_set_store
+gostx_tls_config_set_verify gostx_tls_config_set_suites gostx_tls_config_set_groups
+gostx_tls_config_set_alpn gostx_tls_config_set_versions gostx_tls_config_error gostx_tls_new
+gostx_tls_free gostx_tls_set_servername gostx_tls_get_session gostx_tls_set_session
+gostx_tls_session_reused gostx_tls_set_fd gostx_tls_handshake gostx_tls_read gostx_tls_write
+gostx_tls_pending gostx_tls_unsent gostx_tls_close gostx_tls_version gostx_tls_version_id
+gostx_tls_suite gostx_tls_group gostx_tls_alpn gostx_tls_servername gostx_tls_peer_chain
+gostx_tls_error gostx_tls_alert
 """
 
 # Whole-file streaming runs in C on the library's pipeline (reads, seals and
@@ -793,14 +580,18 @@ static const uint8_t *gxpy_bio_out(const gxpy_bio *b) { return b->out; }
 """
 
 
-def make_ffi(xmldsig):  # xmldsig: libgostx-xmldsig's too (the script's argument "xmldsig")
-    from _build_esign import CDEF_ESIGN  # beside this file (run as a script)
+def make_ffi(source_dir, xmldsig):
+    """source_dir: the C sources (their include/); xmldsig: libgostx-xmldsig's
+    calls too (the script's argument "xmldsig")."""
+    from _build_esign import CDEF_ESIGN, FUNCTIONS_ESIGN  # beside this file (run as a script)
+    from _build_headers import prototypes
     from _build_xmldsig import CDEF_XMLDSIG, SOURCE_XMLDSIG
     ffi = cffi.FFI()
-    ffi.cdef(CDEF + CDEF_ESIGN + (CDEF_XMLDSIG if xmldsig else ""))
+    ffi.cdef(CDEF + CDEF_ESIGN + (CDEF_XMLDSIG if xmldsig else "") +
+             prototypes(source_dir, FUNCTIONS + FUNCTIONS_ESIGN))
     ffi.set_source("gostx._gostx", SOURCE + (SOURCE_XMLDSIG if xmldsig else ""))
     return ffi
 
 
-if __name__ == "__main__":
-    make_ffi(sys.argv[2:] == ["xmldsig"]).emit_c_code(sys.argv[1])
+if __name__ == "__main__":  # _build.py OUT.c SOURCE_DIR [xmldsig]
+    make_ffi(sys.argv[2], sys.argv[3:] == ["xmldsig"]).emit_c_code(sys.argv[1])

@@ -20,15 +20,9 @@ typedef struct gostx_ocsp_certid {
   gostx_ocsp_hash hash; uint8_t name_hash[...]; uint8_t key_hash[...]; size_t hash_len;
   uint8_t serial[...]; size_t serial_len; ...;
 } gostx_ocsp_certid;
-int gostx_ocsp_certid_make(const gostx_x509_cert *issuer, const uint8_t *serial,
-                           size_t serial_len, gostx_ocsp_hash hash, gostx_ocsp_certid *id);
-int gostx_ocsp_certid_equal(const gostx_ocsp_certid *a, const gostx_ocsp_certid *b);
 typedef struct gostx_ocsp_request {
   gostx_ocsp_certid id[...]; size_t n; uint8_t nonce[...]; size_t nonce_len; ...;
 } gostx_ocsp_request;
-int gostx_ocsp_request_write(const gostx_ocsp_request *req, uint8_t *out, size_t cap,
-                             size_t *out_len);
-int gostx_ocsp_request_parse(const uint8_t *der, size_t len, gostx_ocsp_request *req);
 typedef enum gostx_ocsp_cert_status { GOSTX_OCSP_GOOD, GOSTX_OCSP_REVOKED, GOSTX_OCSP_UNKNOWN,
                                       ... } gostx_ocsp_cert_status;
 typedef struct gostx_ocsp_single {
@@ -39,40 +33,21 @@ typedef struct gostx_ocsp_response {
   int status; size_t sig_len; int by_key; const uint8_t *responder; size_t responder_len;
   int64_t produced_at; size_t n_single; const uint8_t *nonce; size_t nonce_len; ...;
 } gostx_ocsp_response;
-int gostx_ocsp_response_parse(const uint8_t *der, size_t len, gostx_ocsp_response *r);
-int gostx_ocsp_single_next(const gostx_ocsp_response *r, size_t *pos, gostx_ocsp_single *s);
-int gostx_ocsp_cert_next(const gostx_ocsp_response *r, size_t *pos, const uint8_t **der,
-                         size_t *len);
 typedef enum gostx_ocsp_status { GOSTX_OCSP_OK, GOSTX_OCSP_MALFORMED, GOSTX_OCSP_NOT_SUCCESSFUL,
     GOSTX_OCSP_UNSIGNED, GOSTX_OCSP_UNSUPPORTED, GOSTX_OCSP_UNKNOWN_RESPONDER,
     GOSTX_OCSP_BAD_SIGNATURE, GOSTX_OCSP_NOT_AUTHORIZED, GOSTX_OCSP_RESPONDER_NOT_ISSUED,
     GOSTX_OCSP_RESPONDER_EXPIRED, GOSTX_OCSP_CERT_MISSING, GOSTX_OCSP_NONCE_MISSING,
     GOSTX_OCSP_NONCE_MISMATCH, GOSTX_OCSP_NOT_YET_VALID, GOSTX_OCSP_STALE, ... } gostx_ocsp_status;
-const char *gostx_ocsp_status_name(gostx_ocsp_status st);
 typedef struct gostx_ocsp_check_opts {
   int64_t now; int64_t skew; int64_t max_age; const gostx_x509_cert *issuer;
   const gostx_x509_cert *trusted; size_t n_trusted; const uint8_t *nonce; size_t nonce_len; ...;
 } gostx_ocsp_check_opts;
-void gostx_ocsp_check_opts_init(gostx_ocsp_check_opts *opts, int64_t now);
 typedef struct gostx_ocsp_signer_info { int delegated; int nocheck; gostx_x509_cert cert; ...; }
     gostx_ocsp_signer_info;
-gostx_ocsp_status gostx_ocsp_check(const gostx_ocsp_response *r, const gostx_ocsp_check_opts *o,
-                                   const gostx_ocsp_certid *ids, size_t n, gostx_ocsp_single *out,
-                                   size_t *which, gostx_ocsp_signer_info *signer);
-const char *gostx_ocsp_reason_name(int reason);
 
-/* CRLs (include/gostx/x509_crl.h) */
-int gostx_x509_crl_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der,
-                            size_t cap, size_t *der_len);
-typedef struct gostx_x509_crl { const uint8_t *issuer; size_t issuer_len; ...; } gostx_x509_crl;
-int gostx_x509_crl_parse(const uint8_t *der, size_t der_len, gostx_x509_crl *out,
-                         gostx_x509_status *st);
-const char *gostx_x509_crl_reason_name(int reason);
+/* CRLs (include/gostx/x509_crl.h) */typedef struct gostx_x509_crl { const uint8_t *issuer; size_t issuer_len; ...; } gostx_x509_crl;
 typedef struct gostx_x509_revocation { int reason; int64_t revocation_date; ...; }
     gostx_x509_revocation;
-gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
-                                        const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
-                                        int64_t now, gostx_x509_revocation *out);
 
 /* CAdES-C / X Long / X Long Type 1 (cades.h): verify's calls */
 #define GOSTX_CADES_MAX ...
@@ -86,10 +61,8 @@ typedef enum gostx_cades_status { GOSTX_CADES_OK, GOSTX_CADES_MALFORMED, GOSTX_C
     GOSTX_CADES_BAD_CRL, GOSTX_CADES_BAD_OCSP, GOSTX_CADES_BAD_CERT, GOSTX_CADES_TIMESTAMPED,
     GOSTX_CADES_OTHER_TOKEN, GOSTX_CADES_TSA_PATH,
     GOSTX_CADES_CERT_REF_MISMATCH, GOSTX_CADES_REV_REF_MISMATCH, ... } gostx_cades_status;
-const char *gostx_cades_status_name(gostx_cades_status st);
 typedef enum gostx_cades_level { GOSTX_CADES_BES, GOSTX_CADES_T, GOSTX_CADES_C,
     GOSTX_CADES_X_LONG, GOSTX_CADES_X_TYPE1, GOSTX_CADES_X_LONG_TYPE1, ... } gostx_cades_level;
-const char *gostx_cades_level_name(gostx_cades_level l);
 #define GOSTX_CADES_TSA_NOT_JUDGED ...
 #define GOSTX_CADES_TSA_OK ...
 #define GOSTX_CADES_TSA_NO_DATA ...
@@ -108,7 +81,6 @@ typedef struct gostx_cades_info {
   gostx_cades_tsa_judged sig_ts_tsa[...], esc_ts_tsa[...];
   ...;
 } gostx_cades_info;
-int gostx_cades_judged_at_timestamp(const gostx_cms_signer_info *si);
 typedef struct gostx_cades_validation {
   const uint8_t *const *certs, *const *crls, *const *ocsps;
   const size_t *cert_len, *crl_len, *ocsp_len;
@@ -120,16 +92,9 @@ typedef struct gostx_cades_verdict {
   int ts_kind; size_t ts_index; gostx_x509_status x509; size_t depth; int64_t at; char why[...];
   ...;
 } gostx_cades_verdict;
-int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
-                       const gostx_cms_verify_params *params, gostx_cades_info *info,
-                       gostx_cades_verdict *v);
 typedef struct gostx_cades_revocation {
   const gostx_x509_crl *crls; size_t n_crls; const gostx_ocsp_response *ocsps; size_t n_ocsps; ...;
 } gostx_cades_revocation;
-int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer,
-                            const gostx_cms_verify_params *params,
-                            const gostx_cades_revocation *more, gostx_cades_info *info,
-                            gostx_cades_verdict *v);
 /* the one enhance policy (cades.h: gostx_cades_enhance), Python's I/O as
  * callbacks (_cades.py) */
 #define GOSTX_CADES_LATER ...
@@ -165,10 +130,24 @@ typedef struct gostx_cades_enhance_opts {
   size_t signer; gostx_cades_level to; const gostx_cms_verify_params *params;
   const gostx_cades_validation *have; int force; ...;
 } gostx_cades_enhance_opts;
-int gostx_cades_enhance(const uint8_t *der, size_t der_len, const gostx_cades_enhance_opts *o,
-                        const gostx_cades_fetch *f, gostx_cades_report *r);
 extern "Python" int gxpy_cades_tsa(void *, int, const uint8_t *, size_t, const uint8_t **,
                                    size_t *);
 extern "Python" void gxpy_cades_note(void *, const gostx_cades_report *);
 extern "Python" int gxpy_cades_put(void *, const uint8_t *, size_t);
+"""
+
+# The functions it calls, by the header sections above; their declarations
+# are read from include/gostx/*.h (_build_headers.py), after all the types.
+FUNCTIONS_ESIGN = """
+# OCSP (include/gostx/ocsp.h)
+gostx_ocsp_certid_make gostx_ocsp_certid_equal gostx_ocsp_request_write gostx_ocsp_request_parse
+gostx_ocsp_response_parse gostx_ocsp_single_next gostx_ocsp_cert_next gostx_ocsp_status_name
+gostx_ocsp_check_opts_init gostx_ocsp_check gostx_ocsp_reason_name
+# CRLs (include/gostx/x509_crl.h)
+gostx_x509_crl_pem_next gostx_x509_crl_parse gostx_x509_crl_reason_name gostx_x509_crl_status
+# CAdES-C / X Long / X Long Type 1 (cades.h): verify's calls
+gostx_cades_status_name gostx_cades_level_name gostx_cades_judged_at_timestamp
+gostx_cades_verify gostx_cades_verify_with
+# the one enhance policy (cades.h: gostx_cades_enhance), Python's I/O as callbacks (_cades.py)
+gostx_cades_enhance
 """
