@@ -36,7 +36,7 @@ case $wheel in *manylinux*.whl) ;; *) echo "ci_python: no manylinux wheel: $whee
 
 venv=$work/venv
 "$PYTHON" -m venv "$venv"
-"$venv/bin/pip" install -q "$wheel" pytest numpy gostcrypto mypy "dask[distributed]" \
+"$venv/bin/pip" install -q "$wheel" pytest pytest-xdist numpy gostcrypto mypy "dask[distributed]" \
   "requests>=2.32.3" "httpx>=0.28" aiohttp lxml PyKCS11
 "$venv/bin/python" - <<'PY'
 import importlib.metadata as md
@@ -52,7 +52,9 @@ PY
 if [ -x build/gostx ]; then
   export GOSTX_PKCS11_MODULE=$PWD/build/libgostx-pkcs11.so
 fi
-"$venv/bin/python" -m pytest -q python/tests
+# Two workers (pytest-xdist): one pytest left a core idle for its ~85 s; each
+# test makes its own files, ports and PKI fixtures (python/tests/conftest.py).
+"$venv/bin/python" -m pytest -q -n 2 python/tests
 # gostx's PKCS#11 token through PyKCS11 from PyPI (tests/pkcs11/), when the
 # earlier stages built the module and the command.
 if [ -e build/libgostx-pkcs11.so ] && [ -x build/gostx ]; then
