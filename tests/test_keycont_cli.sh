@@ -306,7 +306,8 @@ oid = lambda t: tlv(6, bytes.fromhex(t))
 params = tlv(0x30, bytes.fromhex("03020780") + tlv(0xa0, oid("2a85030202" "13") +
              tlv(0x30, oid("2a850302022301") + oid("2a850302021e01"))))
 new = {0x30: params, 0x85: tlv(0x85, open("k01.der", "rb").read()),
-       0x8a: tlv(0x8a, bytes.fromhex(sys.argv[2])[::-1][:8])}
+       # openssl prints X without its leading zeros (1 key in 16 has an odd count)
+       0x8a: tlv(0x8a, bytes.fromhex(sys.argv[2].zfill(64))[::-1][:8])}
 rebuild("pin/header.key", "k01/header.key", G, lambda t, e: new.get(t, e))
 EOF
   cpub=$(o x509 -in k01.der -inform DER -pubkey -noout)
