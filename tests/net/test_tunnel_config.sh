@@ -336,6 +336,28 @@ expect 2 "c.conf:4: expected \[peer NAME\]" "$(gw | sed 's|^\[peer a\]|[site a]|
 expect 2 "c.conf:19: bad remote_ts '10.2.0.1/16'" "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts = 10.2.0.1/16|')"
 expect 2 "c.conf:19: bad remote_ts ''" "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts =|')"
 ARGS=--new-keys expect 2 "\[peer c\]: its key_in is the key of peer a's key_out" "$(gw | sed "s|^key_in = $T/gf|key_in = $T/ga|")"
-expect 2 "\[peer\] sections are for keying = static" "$(gw | sed '3a keying = ikev2')"
+expect 2 "\[peer\] and \[pool\] sections are for a gateway, whose top level is keying = static" \
+  "$(gw | sed '3a keying = ikev2')"
+# A gateway's remote users (docs/TUNNEL.md, "Remote users"): one [pool NAME]
+# section with its pool, patterns and certificate, beside the static peers
+# or alone. Refused: a pool that overlaps a peer's remote_ts, a second
+# [pool], a missing certificate, settings on the wrong side, bad values.
+pool() { # a [pool] section of the IKE PKI above
+  printf '%s\n' "[pool ${1:-users}]" "pool = ${POOL:-10.200.0.0/24}" "dns = 10.99.0.53, 10.99.0.54" \
+    "remote_id = CN=*.users.example.ru" "remote_id = *.users.example.ru" "cert = $T/ike.pem" \
+    "key = $T/ike.key" "key_pass = pass:sesame" "ca = $T/other.pem"
+}
+ARGS=--new-keys expect 0 '' "$(gw; pool)"
+expect 0 '' "$(gw | head -3; pool)"
+expect 2 "c.conf:28: \[pool users\]: pool 10.1.0.0/24 overlaps peer a's remote_ts 10.1.0.0/16" \
+  "$(gw; POOL=10.1.0.0/24 pool)"
+expect 2 "c.conf:37: \[pool more\]: one \[pool\] section per gateway (the first: \[pool users\] on line 28)" \
+  "$(gw; pool; pool more)"
+expect 2 "c.conf:28: \[pool users\]: missing setting 'cert'" "$(gw; pool | grep -v '^cert')"
+expect 2 "c.conf:4: pool is a setting of a \[pool NAME\] section" "$(gw | sed '3a pool = 10.200.0.0/24')"
+expect 2 "c.conf:29: tun is no setting of a \[pool\] section" "$(gw; pool | sed '1a tun = gxgw1')"
+expect 2 "c.conf:29: bad pool '10.200.0.0/31'" "$(gw; POOL=10.200.0.0/31 pool)"
+expect 2 "c.conf:30: bad dns '10.99.0.53, x'" "$(gw; pool | sed 's|^dns = .*|dns = 10.99.0.53, x|')"
+expect 2 "request_address is a setting of keying = ikev2" "$(base; echo 'request_address = yes')"
 expect 2 "c.conf:10: remote_ts is a setting of a \[peer NAME\] section" "$(base; echo 'remote_ts = 10.0.0.0/8')"
 finish

@@ -41,6 +41,7 @@ struct tunnel_ike {
   gostx__ike_mgr_shown shown;
   gostx__ike_mgr_event ev;
   uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
+  uint8_t inner_said[4]; /* the inner address the peer gave us, said */
 };
 
 /* ike_material.c: the PSK, or the key, certificates and CA, into k (a
@@ -53,5 +54,15 @@ void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
  * read as CRLs, nothing kept. */
 int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out);
 void ike_crls_free(cli_crl_list *l);
+
+/* ike_daemon.c, for ike_gateway.c too: one log line ("gostx tunnel: ike:
+ * ..."), the clock the manager takes (Unix time in ms: certificates are
+ * checked at it), a socket address as the manager's, a port set in one */
+void ike_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int64_t ike_now_ms(void);
+void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a);
+void ike_with_port(struct sockaddr_storage *ss, unsigned port);
+/* t->stop set, k's thread (k->thread_on) joined */
+void ike_thread_join(struct tunnel *t, struct tunnel_ike *k);
 
 #endif

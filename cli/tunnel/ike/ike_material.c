@@ -187,4 +187,5 @@ void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   s->ike_rekey_seconds = cfg->ike_rekey_seconds;
   s->dpd_seconds = cfg->dpd_seconds;
   s->nat_keepalive_seconds = cfg->nat_keepalive_seconds;
+  s->cp_request = cfg->request_address;
 }
