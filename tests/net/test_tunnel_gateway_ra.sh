@@ -18,7 +18,9 @@
 #    inner address, SPIs, counters) beside the static peer;
 # 5. user 2 stopped (its IKE SA deleted: out of the gateway's tables) and
 #    started again, while users 1 and 3 ping on: they lose nothing, and
-#    user 2 gets its address back and pings again.
+#    user 2 gets its address back and pings again;
+# 6. user 3 rekeys every 3 s (rekey_seconds): the gateway counts its rekeys,
+#    and its pings above went through them whole.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -151,6 +153,7 @@ user_line() { grep "^peer users\.[0-9]* .* inner $2 " <<<"$1"; }
 
 # 1. three users, each its own address, each to the gateway's host and site 1
 for i in 1 2 3; do user_conf u$i $i; done
+echo "rekey_seconds = 3" >>"$T/u3.conf" # its Child SA (and IKE SA) rekeyed all along
 for i in 1 2 3; do user_up $i || finish; done
 addrs="$ADDR_1 $ADDR_2 $ADDR_3"
 distinct=$(tr ' ' '\n' <<<"$addrs" | sort -u | grep -c '^10\.200\.0\.')
@@ -239,6 +242,14 @@ for f in p1 p3; do
     ok "$f: the other users' pings through user 2's restart: $(grep transmitted "$T/$f.out")" ||
     bad "$f: $(cat "$T/$f.out")"
 done
+
+# user 3 rekeyed all along (every 3 s): the new SAs took over at the gateway
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+n=$(peer_value "$st" "$(awk '{print $2}' <<<"$(user_line "$st" $ADDR_3)")" rekeys)
+[ "${n:-0}" -ge 1 ] && grep -q "Child SA rekeyed (the peer's)" "$T/gw.log" &&
+  ok "user 3: $n rekeys at the gateway, its pings whole through them" ||
+  bad "user 3's rekeys: ${n:-none}: $(grep -i rekey "$T/gw.log" | tail -3)"
 
 tunnel_stop $PID_gw
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
