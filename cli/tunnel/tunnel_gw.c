@@ -415,8 +415,11 @@ int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi) {
 
 void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to) {
   pthread_mutex_lock(&t->gw->lock);
-  t->gw->users[u].to = *to;
-  (void)publish(t, &t->cfg);
+  struct tunnel_gw_user *us = &t->gw->users[u];
+  us->to = *to;
+  /* the tables anew only when the workers send to it (an IKE_SA_INIT's
+   * new slot waits for its first SA: a flood of them costs no grace) */
+  if (us->out) (void)publish(t, &t->cfg);
   pthread_mutex_unlock(&t->gw->lock);
 }
 
