@@ -2,7 +2,8 @@
 # gostx tunnel as a gateway of remote users (docs/TUNNEL.md, "Remote
 # users"): one gateway namespace with a static site (site 1, [peer s1]) and
 # a [pool] section, three remote users each in a namespace of its own over
-# a veth pair of its own, each running the point-to-point tunnel with
+# a veth pair of its own and a fourth beside user 1 (its address, another
+# port: as two users behind one NAT), each running the point-to-point tunnel with
 # keying = ikev2 and request_address = yes, certificates of the test CA
 # with CNs matching the pool's pattern (CN=*.users.gostx.test). Checked:
 # 1. each user gets an address of the pool (10.200.0.0/24) by IKEv2's
@@ -38,7 +39,10 @@ ra_end() {
 }
 netns_test_begin ping python3 timeout
 trap ra_end EXIT
-user_ns() { case $1 in 1) echo $U1 ;; 2) echo $U2 ;; 3) echo $U3 ;; esac; }
+# user 4 shares user 1's namespace and address, at another port (as users
+# behind one NAT): the gateway tells them apart by port
+user_ns() { case $1 in 1 | 4) echo $U1 ;; 2) echo $U2 ;; 3) echo $U3 ;; esac; }
+outer() { case $1 in 4) echo 10.231.11.2:4501 ;; *) echo 10.231.1$1.2:4500 ;; esac; }
 for i in 1 2 3; do
   ns=$(user_ns $i)
   ip netns add $ns || { bad "namespace $ns"; finish; }
@@ -50,13 +54,15 @@ for i in 1 2 3; do
 done
 # the gateway forwards between its users and site 1 (in and out of its TUN)
 ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
+ip netns exec $U1 sysctl -qw net.ipv4.conf.all.rp_filter=0
 
-# the test PKI: a CA, the gateway, three users of the pattern, one outside it
+# the test PKI: a CA, the gateway, four users of the pattern, one outside it
 pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki gw 512A "/C=RU/O=gostx test/CN=gw" ca &&
   pki u1 256A "/C=RU/O=gostx test/CN=u1.users.gostx.test" ca &&
   pki u2 256A "/C=RU/O=gostx test/CN=u2.users.gostx.test" ca &&
   pki u3 256A "/C=RU/O=gostx test/CN=u3.users.gostx.test" ca &&
+  pki u4 256A "/C=RU/O=gostx test/CN=u4.users.gostx.test" ca &&
   pki ux 256A "/C=RU/O=gostx test/CN=ux.others.gostx.test" ca || { bad "test PKI"; finish; }
 head -c 32 /dev/urandom >"$T/g2s1.key"
 head -c 32 /dev/urandom >"$T/s12g.key"
@@ -124,7 +130,9 @@ ip -n $NB route add 10.200.0.0/24 dev gxrs1 src 10.1.0.1
 
 # user_up I: user i started (its "up" line within the bound), its inner
 # address (from its --status: ike_inner_address) on its TUN device with the
-# routes to the gateway's host and site 1; ADDR_i set. 1 when not up.
+# routes to the gateway's host and site 1 (in a table of its own, for what
+# it sends from its address: users 1 and 4 share a namespace; in the main
+# table too for the first of the namespace); ADDR_i set. 1 when not up.
 user_up() {
   local i=$1 ns
   ns=$(user_ns $i)
@@ -136,8 +144,12 @@ user_up() {
   [ -n "$a" ] || { bad "user $i: no inner address in its status"; return 1; }
   ip -n $ns addr add $a/32 dev gxrt$i
   ip -n $ns link set gxrt$i up
-  ip -n $ns route add 10.99.0.0/16 dev gxrt$i src $a
-  ip -n $ns route add 10.1.0.0/16 dev gxrt$i src $a
+  ip -n $ns rule add from $a lookup 10$i
+  local net
+  for net in 10.99.0.0/16 10.1.0.0/16; do
+    ip -n $ns route add $net dev gxrt$i src $a table 10$i
+    ip -n $ns route add $net dev gxrt$i src $a 2>/dev/null || : # user 4's: user 1's there
+  done
 }
 # answered NS FROM TO [COUNT]: how many of COUNT (3) pings from FROM to TO were answered
 answered() {
@@ -151,14 +163,16 @@ peer_value() {
 # user_line STATUS ADDR: the status line of the user with inner address ADDR
 user_line() { grep "^peer users\.[0-9]* .* inner $2 " <<<"$1"; }
 
-# 1. three users, each its own address, each to the gateway's host and site 1
+# 1. four users, each its own address, each to the gateway's host and site 1
 for i in 1 2 3; do user_conf u$i $i; done
+user_conf u4 1
+sed -i "s|^local = .*|local = $(outer 4)|; s|^ike_port = .*|ike_port = 4501|; s|^tun = .*|tun = gxrt4|" "$T/u4.conf"
 echo "rekey_seconds = 3" >>"$T/u3.conf" # its Child SA (and IKE SA) rekeyed all along
-for i in 1 2 3; do user_up $i || finish; done
-addrs="$ADDR_1 $ADDR_2 $ADDR_3"
+for i in 1 2 3 4; do user_up $i || finish; done
+addrs="$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4"
 distinct=$(tr ' ' '\n' <<<"$addrs" | sort -u | grep -c '^10\.200\.0\.')
-[ "$distinct" = 3 ] && ok "three users, three pool addresses: $addrs" || bad "addresses: $addrs"
-for i in 1 2 3; do
+[ "$distinct" = 4 ] && ok "four users, four pool addresses: $addrs" || bad "addresses: $addrs"
+for i in 1 2 3 4; do
   ns=$(user_ns $i)
   eval "a=\$ADDR_$i"
   [ "$(answered $ns $a 10.99.0.1)" = 3 ] && ok "user $i ($a) pings the gateway's host" ||
@@ -196,25 +210,25 @@ l1=$(user_line "$st" $ADDR_1)
 name1=$(awk '{print $2}' <<<"$l1")
 [ "$(peer_value "$st" "$name1" rx_selector)" = 3 ] && ok "user 1: rx_selector 3" ||
   bad "user 1's rx_selector: $l1"
-for i in 1 2 3; do
+for i in 1 2 3 4; do
   eval "a=\$ADDR_$i"
   l=$(user_line "$st" $a)
   n=$(awk '{print $2}' <<<"$l")
   [ "$(peer_value "$st" "$n" rx_packets)" -ge 6 ] && [ "$(peer_value "$st" "$n" tx_packets)" -ge 6 ] &&
     [ "$(peer_value "$st" "$n" last_seen)" -gt 0 ] && [ "$(peer_value "$st" "$n" rx_auth)" = 0 ] &&
-    grep -q " 10.231.1$i.2:4500 keying ikev2 inner $a spi_out 0x" <<<"$l" &&
+    grep -q " $(outer $i) keying ikev2 inner $a spi_out 0x" <<<"$l" &&
     grep -q " id C=RU, O=gostx test, CN=u$i.users.gostx.test$" <<<"$l" &&
     ok "status: $l" || bad "status of user $i: $l"
 done
 ip netns exec $NA "$G" tunnel --status --json -c "$gw_conf" >"$T/status.json"
-json_ok() { ok "--status --json: site 1 and three users"; }
+json_ok() { ok "--status --json: site 1 and four users"; }
 json_bad() { bad "--status --json: $(cat "$T/status.json")"; }
 python3 - "$T/status.json" "$ADDR_1" "$ADDR_2" <<'EOF' && json_ok || json_bad
 import json, sys
 s = json.load(open(sys.argv[1]))
 peers = {p["name"]: p for p in s["peers"]}
 users = {p["inner"]: p for p in s["peers"] if p.get("keying") == "ikev2"}
-assert "s1" in peers and len(users) == 3, peers
+assert "s1" in peers and len(users) == 4, peers
 u1 = users[sys.argv[2]]
 assert u1["id"] == "C=RU, O=gostx test, CN=u1.users.gostx.test" and u1["rx_selector"] == 3, u1
 assert u1["address"] == "10.231.11.2:4500" and u1["spi_in"].startswith("0x"), u1
