@@ -21,7 +21,8 @@
 #    started again, while users 1 and 3 ping on: they lose nothing, and
 #    user 2 gets its address back and pings again;
 # 6. user 3 rekeys every 3 s (rekey_seconds): the gateway counts its rekeys,
-#    and its pings above went through them whole.
+#    and its pings above went through them whole;
+# 7. the gateway stopped: each user told (its IKE SA deleted by the peer).
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -265,7 +266,13 @@ n=$(peer_value "$st" "$(awk '{print $2}' <<<"$(user_line "$st" $ADDR_3)")" rekey
   ok "user 3: $n rekeys at the gateway, its pings whole through them" ||
   bad "user 3's rekeys: ${n:-none}: $(grep -i rekey "$T/gw.log" | tail -3)"
 
+# 7. the gateway stopped: it deletes each user's IKE SA on its way out
 tunnel_stop $PID_gw
+for i in 1 3 4; do
+  l=$(grep 'IKE SA with C=RU, O=gostx test, CN=gw deleted' "$T/u$i.log" | tail -1)
+  [ -n "$l" ] && ok "user $i told at the gateway's stop: ${l#*ike: }" ||
+    bad "user $i not told: $(tail -2 "$T/u$i.log")"
+done
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi

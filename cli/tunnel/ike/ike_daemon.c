@@ -23,7 +23,6 @@
 
 _Static_assert(TUNNEL_IKE_MSG_MAX == GOSTX_IKE_MGR_MSG_MAX, "the workers' IKE buffers");
 
-#define IKE_BYE_MS 1000 /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 
 void ike_say(const char *fmt, ...) {
   va_list ap;

@@ -13,6 +13,7 @@
 #include "../tunnel.h"
 
 #define IKE_CERTS 4
+#define IKE_BYE_MS 1000 /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 
 struct tunnel_ike {
   struct tunnel *t;

@@ -282,6 +282,31 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
   drain(u, now);
 }
 
+/* At shutdown: each user's IKE SA deleted (the manager's bye), the
+ * answers awaited IKE_BYE_MS in all (the workers stay until then: t->ike_on),
+ * so that users learn at once, not by their liveness checks. */
+static void bye_all(struct tunnel_ra *ra) {
+  const size_t n = ra->t->gw->nusers;
+  const int64_t end = ike_now_ms() + IKE_BYE_MS;
+  int waiting = 1;
+  for (int64_t now = ike_now_ms(); waiting && now < end; now = ike_now_ms()) {
+    waiting = 0;
+    for (size_t i = 0; i < n; i++) {
+      struct ra_user *u = &ra->users[i];
+      if (!u->mgr || !u->up) continue;
+      waiting |= gostx__ike_mgr_bye(u->mgr, now);
+      drain(u, now);
+    }
+    struct pollfd p = {ra->t->ike_pair[0], POLLIN, 0};
+    if (waiting && poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) receive(ra, ike_now_ms());
+  }
+  for (size_t i = 0; i < n; i++)
+    if (ra->users[i].mgr && ra->users[i].up) {
+      gostx__ike_mgr_bye_end(ra->users[i].mgr, IKE_BYE_MS);
+      drain(&ra->users[i], ike_now_ms());
+    }
+}
+
 static void *ra_run(void *arg) {
   struct tunnel_ra *ra = arg;
   while (!atomic_load(&ra->t->stop)) {
@@ -300,6 +325,8 @@ static void *ra_run(void *arg) {
     struct pollfd p = {ra->t->ike_pair[0], POLLIN, 0};
     if (poll(&p, 1, wait) > 0 && (p.revents & POLLIN)) receive(ra, ike_now_ms());
   }
+  bye_all(ra);
+  atomic_store(&ra->t->ike_on, 0); /* the workers may go now */
   return NULL;
 }
 
@@ -343,8 +370,10 @@ int tunnel_ra_start(struct tunnel *t, int data_fd) {
     cli_err("tunnel: IKE queue: %s", strerror(errno));
     return CLI_EXIT_FAIL;
   }
+  atomic_store(&t->ike_on, 1);
   if (pthread_create(&ra->k.thread, NULL, ra_run, ra)) {
     cli_err("tunnel: cannot start the IKE thread");
+    atomic_store(&t->ike_on, 0);
     return CLI_EXIT_FAIL;
   }
   ra->k.thread_on = 1;
