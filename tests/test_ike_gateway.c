@@ -9,7 +9,7 @@
  * (issue 81), and half-open SAs give theirs back when they expire. A
  * remote-access gateway takes IDs by pattern and hands out the address its
  * caller gives (CP), which the user's manager shows; an ID of no pattern
- * is refused, its ID said. */
+ * is refused, its ID said; a user of a PSK of its own authenticates by it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -222,6 +222,16 @@ static void pump(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at
   }
 }
 
+/* a user's own PSK: the test's PSK for "kiosk.example.ru" */
+static int peer_psk(void *ctx, uint8_t type, const uint8_t *id, size_t len, const uint8_t **k,
+                    size_t *k_len) {
+  (void)ctx;
+  if (type != GOSTX_IKE_ID_FQDN || len != 16 || memcmp(id, "kiosk.example.ru", 16)) return -1;
+  *k = (const uint8_t *)psk;
+  *k_len = sizeof psk - 1;
+  return 0;
+}
+
 static void remote_access(int64_t now) {
   static const char *const patterns[] = {"*.users.example.ru", "admin@example.ru"};
   const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(3, 500), z_at = ip4(4, 500);
@@ -264,6 +274,24 @@ static void remote_access(int64_t now) {
   gostx__ike_mgr_shown_get(z, &sy);
   CHECK(sg.state != 2 && sy.state != 2 && said == 1 && assign_calls == 1,
         "an ID of no pattern refused and said (%d, %d, said %d)", sg.state, sy.state, said);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(z);
+  /* a user of a PSK of its own: the gateway's conf holds another PSK, the
+   * user's is found by its ID */
+  static const char other[] = "not the kiosk's PSK, 40 bytes long......";
+  gs.psk = (const uint8_t *)other;
+  gs.psk_len = sizeof other - 1;
+  gs.peer_psk = peer_psk;
+  side(&zs, "kiosk.example.ru", "gw.example.ru", z_at, gw_at, 1);
+  zs.cp_request = 1;
+  gw = gostx__ike_mgr_new(&gs, &dp);
+  z = gostx__ike_mgr_new(&zs, &dp);
+  gostx__ike_mgr_tick(z, now);
+  pump(gw, z, z_at, now, "", &said);
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(z, &sy);
+  CHECK(sg.state == 2 && sy.state == 2 && assign_calls == 2,
+        "a user of its own PSK established (%d, %d)", sg.state, sy.state);
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(z);
 }

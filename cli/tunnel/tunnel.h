@@ -84,7 +84,8 @@ struct tunnel_ike_id {
  * prefixes it owns (its traffic selectors, RFC 7296 2.9: what it may send
  * from and what is sent to it). */
 #define TUNNEL_PEER_NAME_MAX 32
-#define TUNNEL_POOL_IDS 8 /* a [pool]'s remote_id patterns */
+#define TUNNEL_POOL_IDS 8   /* a [pool]'s remote_id patterns */
+#define TUNNEL_POOL_PSKS 16 /* a [pool]'s psk lines: users of a PSK each */
 #define TUNNEL_TS_MAX 16
 struct tunnel_peer_config {
   char name[TUNNEL_PEER_NAME_MAX];
@@ -160,6 +161,12 @@ struct tunnel_config {
   size_t n_dns;
   char ids[TUNNEL_POOL_IDS][256];
   size_t n_ids;
+  /* its psk lines, "ID FILE": a user of that ID exactly, by that PSK */
+  struct tunnel_user_psk {
+    struct tunnel_ike_id id;
+    char path[TUNNEL_PATH_MAX];
+  } user_psk[TUNNEL_POOL_PSKS];
+  size_t n_user_psk;
   /* keying = ikev2, a remote user: an inner address asked of the gateway
    * (request_address = yes: a CFG_REQUEST) */
   int request_address;

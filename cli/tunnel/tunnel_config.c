@@ -411,6 +411,24 @@ static int set_pattern(struct tunnel_config *cfg, const char *v) {
   return 0;
 }
 
+/* psk in a [pool]: "ID FILE" (the ID may hold spaces: a DN), one a line */
+static int set_user_psk(struct tunnel_config *cfg, const char *v) {
+  char id[LINE_MAX_BYTES + 1];
+  snprintf(id, sizeof id, "%s", v);
+  char *sp = strrchr(id, ' '), *tab = strrchr(id, '\t');
+  if (tab && (!sp || tab > sp)) sp = tab;
+  if (!sp || cfg->n_user_psk == TUNNEL_POOL_PSKS) return -1;
+  *sp = 0;
+  struct tunnel_user_psk *u = &cfg->user_psk[cfg->n_user_psk];
+  if (parse_id(trim(id), &u->id) || copy_path(u->path, trim(sp + 1))) return -1;
+  for (size_t i = 0; i < cfg->n_user_psk; i++) /* one PSK an ID */
+    if (cfg->user_psk[i].id.type == u->id.type && cfg->user_psk[i].id.len == u->id.len &&
+        !memcmp(cfg->user_psk[i].id.data, u->id.data, u->id.len))
+      return -1;
+  cfg->n_user_psk++;
+  return 0;
+}
+
 /* The refusals of a bad value: settings with a message of their own. */
 static int bad_value(const struct cfg_at *at, const char *k, const char *v) {
   return cli_usage("%s:%u: bad value for %s: '%s'", at->path, at->line, k, v);
@@ -537,7 +555,7 @@ static int is_peer_setting(const char *name) {
 /* The settings of a [pool NAME] section: its users' IKE (pool, and cert,
  * key and ca required), nothing of the gateway's. */
 static const char *const pool_settings[] = {
-    "pool",      "dns",     "remote_id",  "cert",       "key",           "key_pass",
+    "pool",      "dns",     "remote_id",  "psk",  "cert",       "key",           "key_pass",
     "ca",        "crl",     "revocation", "local_id",   "transforms",    "rekey_seconds",
     "rekey_bytes", "ike_rekey_seconds", "dpd_seconds", "nat_keepalive_seconds",
     "fragmentation", "fragment_size"};
@@ -573,8 +591,10 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   if (sect != SECT_POOL && settings[i].only == ONLY_POOL)
     return cli_usage("%s:%u: %s is a setting of a [pool NAME] section (remote users)",
                      at->path, at->line, k);
-  /* crl: one line per file or folder; a [pool]'s remote_id one per pattern */
-  const int list = settings[i].set == set_crl || (sect == SECT_POOL && !strcmp(k, "remote_id"));
+  /* crl: one line per file or folder; a [pool]'s remote_id one per
+   * pattern, its psk one per user */
+  const int list = settings[i].set == set_crl ||
+                   (sect == SECT_POOL && (!strcmp(k, "remote_id") || !strcmp(k, "psk")));
   if (first_line[i] && !list)
     return cli_usage("%s:%u: %s given twice (first on line %u)", at->path, at->line, k,
                      first_line[i]);
@@ -584,6 +604,11 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
                                            "255 characters, at most %d remote_id lines",
                                            at->path, at->line, v, TUNNEL_POOL_IDS)
                                : 0;
+  if (sect == SECT_POOL && !strcmp(k, "psk"))
+    return set_user_psk(cfg, v) ? cli_usage("%s:%u: bad psk '%s': \"ID FILE\" (a user's ID and "
+                                            "its PSK file), each ID once, at most %d psk lines",
+                                            at->path, at->line, v, TUNNEL_POOL_PSKS)
+                                : 0;
   return settings[i].set(cfg, settings[i].off, v) ? settings[i].refuse(at, k, v) : 0;
 }
 
@@ -642,14 +667,26 @@ static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned
 /* The open [pool] section, checked, as cfg->pool. */
 static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
   struct tunnel_config *c = &ps->sect;
-  static const char *const need[] = {"pool", "remote_id", "cert", "key", "ca"};
+  /* remote_id patterns authenticate by certificates: the gateway's and
+   * its users' CA; psk lines alone need none */
+  static const char *const need[] = {"pool", "cert", "key", "ca"};
   for (size_t j = 0; j < sizeof need / sizeof *need; j++)
     for (size_t i = 0; i < NSETTINGS; i++)
-      if (!strcmp(settings[i].name, need[j]) && !ps->first_line[i])
-        return cli_usage("%s:%u: [pool %s]: missing setting '%s'", path, ps->line, ps->name,
-                         need[j]);
+      if (!strcmp(settings[i].name, need[j]) && !ps->first_line[i] && (!j || c->n_ids))
+        return cli_usage("%s:%u: [pool %s]: missing setting '%s'%s", path, ps->line, ps->name,
+                         need[j], j ? " (its remote_id patterns are of certificates)" : "");
+  if (!c->n_ids && !c->n_user_psk)
+    return cli_usage("%s:%u: [pool %s]: no users: remote_id patterns (certificates) or psk "
+                     "lines (ID FILE)",
+                     path, ps->line, ps->name);
   c->keying = TUNNEL_KEYING_IKEV2;
-  c->ike_auth = TUNNEL_IKE_CERT;
+  c->ike_auth = c->cert[0] ? TUNNEL_IKE_CERT : TUNNEL_IKE_PSK;
+  /* without a certificate the gateway's own ID defaults to its address:
+   * local as the gateway's (top-level settings come before the sections) */
+  c->local = cfg->local, c->local_len = cfg->local_len;
+  memcpy(c->local_s, cfg->local_s, sizeof c->local_s);
+  if (c->ike_auth == TUNNEL_IKE_PSK) /* read by the material as the default (never used) */
+    snprintf(c->psk, sizeof c->psk, "%s", c->user_psk[0].path);
   int rc = ike_check(c, path, ps->first_line);
   if (rc) return rc;
   cfg->pool = malloc(sizeof *cfg->pool);
@@ -662,6 +699,8 @@ static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const 
   cfg->n_dns = c->n_dns;
   memcpy(cfg->ids, c->ids, sizeof cfg->ids);
   cfg->n_ids = c->n_ids;
+  memcpy(cfg->user_psk, c->user_psk, sizeof cfg->user_psk);
+  cfg->n_user_psk = c->n_user_psk;
   ps->line = 0;
   return 0;
 }
@@ -849,8 +888,6 @@ static int gateway_check(const struct tunnel_config *cfg, const char *path,
     if (cfg->local.ss_family != AF_INET)
       return cli_usage("%s:%u: [pool %s]: remote users need an IPv4 local address", path,
                        cfg->pool_line, cfg->pool_name);
-    p->local = cfg->local, p->local_len = cfg->local_len;
-    memcpy(p->local_s, cfg->local_s, sizeof p->local_s);
     p->ike_port = ntohs(l4->sin_port);
     p->insecure_key_file = cfg->insecure_key_file;
     p->limit = cfg->limit;

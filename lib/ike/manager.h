@@ -90,7 +90,8 @@ typedef struct gostx__ike_mgr_settings {
   int encap;    /* IKE on the data port from IKE_AUTH on, NAT or not */
   /* A gateway's remote users (issue 81), as responder: with peer_id NULL,
    * the IDi must match one of these patterns (gostx__ike_mgr_id_match);
-   * one that matches none is refused (AUTHENTICATION_FAILED), its ID said. */
+   * one that matches none is refused (AUTHENTICATION_FAILED), its ID said.
+   * From IKE_AUTH on the log lines name the peer by the ID it gave. */
   const char *const *peer_patterns;
   size_t n_peer_patterns;
   /* responder: the peer's CFG_REQUEST (RFC 7296 3.15) answered with an
@@ -99,7 +100,12 @@ typedef struct gostx__ike_mgr_settings {
    * narrowed to that address. NULL: a CFG_REQUEST is ignored. */
   int (*assign)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len, uint8_t ip[4],
                 uint8_t dns[2][4], size_t *n_dns);
-  void *assign_ctx;
+  /* responder: a remote user's own PSK, by its IDi exactly (before the
+   * patterns: such an ID authenticates by that PSK both ways): 0 with *psk
+   * set (the caller's memory), or -1 (none: the patterns decide). */
+  int (*peer_psk)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len, const uint8_t **psk,
+                  size_t *psk_len);
+  void *assign_ctx; /* assign's and peer_psk's */
   int cp_request; /* initiator: an inner address asked of the peer (CFG_REQUEST) */
   /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
    * liveness check's interval, the keepalives' behind a NAT; 0: never */

@@ -359,5 +359,18 @@ expect 2 "c.conf:29: tun is no setting of a \[pool\] section" "$(gw; pool | sed 
 expect 2 "c.conf:29: bad pool '10.200.0.0/31'" "$(gw; POOL=10.200.0.0/31 pool)"
 expect 2 "c.conf:30: bad dns '10.99.0.53, x'" "$(gw; pool | sed 's|^dns = .*|dns = 10.99.0.53, x|')"
 expect 2 "request_address is a setting of keying = ikev2" "$(base; echo 'request_address = yes')"
+# psk lines: users of a PSK each, by their ID exactly (alone: no certificate)
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
+chmod 600 "$T/kiosk.psk"
+psk_pool() { printf '%s\n' "[pool k]" "pool = 10.201.0.0/24" "psk = kiosk@example.ru $T/kiosk.psk" "$@"; }
+ARGS=--new-keys expect 0 '' "$(gw; psk_pool)"
+ARGS=--new-keys expect 0 '' "$(gw; pool; echo "psk = C=RU, O=Org, CN=kiosk $T/kiosk.psk")"
+expect 2 "c.conf:30: bad psk 'kiosk@example.ru'" "$(gw; psk_pool | sed 's|^psk = .*|psk = kiosk@example.ru|')"
+expect 2 "c.conf:31: bad psk 'kiosk@example.ru .*each ID once" "$(gw; psk_pool "psk = kiosk@example.ru $T/kiosk.psk")"
+expect 1 "nothing.psk: No such file" "$(gw; psk_pool | sed "s|$T/kiosk.psk|$T/nothing.psk|")"
+expect 2 "c.conf:28: \[pool k\]: no users: remote_id patterns (certificates) or psk lines" \
+  "$(gw; psk_pool | grep -v '^psk')"
+expect 2 "c.conf:28: \[pool k\]: missing setting 'cert' (its remote_id patterns are of certificates)" \
+  "$(gw; psk_pool 'remote_id = *.example.ru')"
 expect 2 "c.conf:10: remote_ts is a setting of a \[peer NAME\] section" "$(base; echo 'remote_ts = 10.0.0.0/8')"
 finish

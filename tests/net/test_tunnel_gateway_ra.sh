@@ -2,8 +2,9 @@
 # gostx tunnel as a gateway of remote users (docs/TUNNEL.md, "Remote
 # users"): one gateway namespace with a static site (site 1, [peer s1]) and
 # a [pool] section, three remote users each in a namespace of its own over
-# a veth pair of its own and a fourth beside user 1 (its address, another
-# port: as two users behind one NAT), each running the point-to-point tunnel with
+# a veth pair of its own, a fourth beside user 1 (its address, another
+# port: as two users behind one NAT) and a fifth beside user 3 with a PSK
+# of its own (a psk line of the pool, its ID exactly), each running the point-to-point tunnel with
 # keying = ikev2 and request_address = yes, certificates of the test CA
 # with CNs matching the pool's pattern (CN=*.users.gostx.test). Checked:
 # 1. each user gets an address of the pool (10.200.0.0/24) by IKEv2's
@@ -12,7 +13,7 @@
 #    peer one way, the user's Child SA the other);
 # 2. a user with a valid certificate but a CN outside the pattern is
 #    refused, and the gateway's log says why (its ID matches no remote_id
-#    pattern);
+#    pattern); user 5's ID with a PSK not its own is refused;
 # 3. user 1 sending from user 2's inner address: nothing answered, each
 #    packet counted as rx_selector on user 1's line;
 # 4. --status and --status --json list the users (ID, outer address,
@@ -42,8 +43,11 @@ netns_test_begin ping python3 timeout
 trap ra_end EXIT
 # user 4 shares user 1's namespace and address, at another port (as users
 # behind one NAT): the gateway tells them apart by port
-user_ns() { case $1 in 1 | 4) echo $U1 ;; 2) echo $U2 ;; 3) echo $U3 ;; esac; }
-outer() { case $1 in 4) echo 10.231.11.2:4501 ;; *) echo 10.231.1$1.2:4500 ;; esac; }
+# (user 5, beside user 3, authenticates by a PSK of its own)
+user_ns() { case $1 in 1 | 4) echo $U1 ;; 2) echo $U2 ;; 3 | 5) echo $U3 ;; esac; }
+outer() {
+  case $1 in 4) echo 10.231.11.2:4501 ;; 5) echo 10.231.13.2:4502 ;; *) echo 10.231.1$1.2:4500 ;; esac
+}
 for i in 1 2 3; do
   ns=$(user_ns $i)
   ip netns add $ns || { bad "namespace $ns"; finish; }
@@ -57,7 +61,8 @@ done
 ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
 ip netns exec $U1 sysctl -qw net.ipv4.conf.all.rp_filter=0
 
-# the test PKI: a CA, the gateway, four users of the pattern, one outside it
+# the test PKI: a CA, the gateway, four users of the pattern, one outside it;
+# user 5's PSK
 pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki gw 512A "/C=RU/O=gostx test/CN=gw" ca &&
   pki u1 256A "/C=RU/O=gostx test/CN=u1.users.gostx.test" ca &&
@@ -65,9 +70,10 @@ pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki u3 256A "/C=RU/O=gostx test/CN=u3.users.gostx.test" ca &&
   pki u4 256A "/C=RU/O=gostx test/CN=u4.users.gostx.test" ca &&
   pki ux 256A "/C=RU/O=gostx test/CN=ux.others.gostx.test" ca || { bad "test PKI"; finish; }
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
 head -c 32 /dev/urandom >"$T/g2s1.key"
 head -c 32 /dev/urandom >"$T/s12g.key"
-chmod 600 "$T"/*.key
+chmod 600 "$T"/*.key "$T/kiosk.psk"
 
 gw_conf=$T/gw.conf
 cat >"$gw_conf" <<EOF
@@ -89,6 +95,7 @@ remote_ts = 10.1.0.0/16
 pool = 10.200.0.0/24
 dns = 10.99.0.53
 remote_id = CN=*.users.gostx.test
+psk = kiosk@users.gostx.test $T/kiosk.psk
 cert = $T/gw.pem
 key = $T/gw.key
 ca = $T/ca.pem
@@ -164,16 +171,20 @@ peer_value() {
 # user_line STATUS ADDR: the status line of the user with inner address ADDR
 user_line() { grep "^peer users\.[0-9]* .* inner $2 " <<<"$1"; }
 
-# 1. four users, each its own address, each to the gateway's host and site 1
+# 1. five users, each its own address, each to the gateway's host and site 1
 for i in 1 2 3; do user_conf u$i $i; done
 user_conf u4 1
 sed -i "s|^local = .*|local = $(outer 4)|; s|^ike_port = .*|ike_port = 4501|; s|^tun = .*|tun = gxrt4|" "$T/u4.conf"
+user_conf u5 3
+sed -i "s|^local = .*|local = $(outer 5)|; s|^ike_port = .*|ike_port = 4502|; s|^tun = .*|tun = gxrt5|
+  /^cert = \|^key = \|^ca = /d; s|^ike_auth = .*|ike_auth = psk\npsk = $T/kiosk.psk\nlocal_id = kiosk@users.gostx.test|" \
+  "$T/u5.conf"
 echo "rekey_seconds = 3" >>"$T/u3.conf" # its Child SA (and IKE SA) rekeyed all along
-for i in 1 2 3 4; do user_up $i || finish; done
-addrs="$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4"
+for i in 1 2 3 4 5; do user_up $i || finish; done
+addrs="$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4 $ADDR_5"
 distinct=$(tr ' ' '\n' <<<"$addrs" | sort -u | grep -c '^10\.200\.0\.')
-[ "$distinct" = 4 ] && ok "four users, four pool addresses: $addrs" || bad "addresses: $addrs"
-for i in 1 2 3 4; do
+[ "$distinct" = 5 ] && ok "five users, five pool addresses: $addrs" || bad "addresses: $addrs"
+for i in 1 2 3 4 5; do
   ns=$(user_ns $i)
   eval "a=\$ADDR_$i"
   [ "$(answered $ns $a 10.99.0.1)" = 3 ] && ok "user $i ($a) pings the gateway's host" ||
@@ -185,7 +196,8 @@ grep -q "remote user C=RU, O=gostx test, CN=u2.users.gostx.test at 10.231.12.2:4
   ok "the gateway's log names user 2, its outer and its inner address" ||
   bad "gateway's log: $(grep 'remote user' "$T/gw.log")"
 
-# 2. a certificate of the CA whose CN is outside the pattern: refused, said
+# 2. a certificate of the CA whose CN is outside the pattern: refused, said;
+# user 5's ID with a wrong PSK: refused
 user_conf ux 3
 sed -i "s|^local = .*|local = 10.231.13.2:4600|; s|^ike_port = .*|ike_port = 4600|; s|^tun = .*|tun = gxrtx|" "$T/ux.conf"
 ip netns exec $U3 "$G" tunnel -c "$T/ux.conf" 2>"$T/ux.log" </dev/null >/dev/null &
@@ -197,6 +209,20 @@ grep -qF "$want" "$T/gw.log" && ok "outside the pattern: $want" ||
   bad "ux not refused as it should be: $(grep -v ' up, ' "$T/gw.log" | tail -4)"
 grep -q ' up, ' "$T/ux.log" && bad "ux came up" || ok "ux: no tunnel up"
 tunnel_stop $PID_ux
+# and user 5's ID with another PSK: refused
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/wrong.psk"
+chmod 600 "$T/wrong.psk"
+sed "s|^local = .*|local = 10.231.13.2:4601|; s|^ike_port = .*|ike_port = 4601|; s|^tun = .*|tun = gxrty|
+  s|^psk = .*|psk = $T/wrong.psk|; s|^state = .*|state = $T/uy.state|" "$T/u5.conf" >"$T/uy.conf"
+ip netns exec $U3 "$G" tunnel -c "$T/uy.conf" 2>"$T/uy.log" </dev/null >/dev/null &
+PID_uy=$!
+PIDS+=($!)
+want="IKE SA with kiosk@users.gostx.test failed (responder): AUTHENTICATION_FAILED"
+for _ in $(seq $(bound 100)); do grep -qF "$want" "$T/gw.log" && break; sleep 0.05; done
+grep -qF "$want" "$T/gw.log" && ok "user 5's ID, another PSK: $(grep -F "$want" "$T/gw.log" | head -1 | sed 's/.*ike: //')" ||
+  bad "uy not refused as it should be: $(grep -v ' up, ' "$T/gw.log" | tail -4)"
+grep -q ' up, ' "$T/uy.log" && bad "uy came up" || ok "uy: no tunnel up"
+tunnel_stop $PID_uy
 
 # 3. user 1 sends from user 2's address: sealed under its own SA, dropped
 ip -n $U1 addr add $ADDR_2/32 dev gxrt1
@@ -211,25 +237,26 @@ l1=$(user_line "$st" $ADDR_1)
 name1=$(awk '{print $2}' <<<"$l1")
 [ "$(peer_value "$st" "$name1" rx_selector)" = 3 ] && ok "user 1: rx_selector 3" ||
   bad "user 1's rx_selector: $l1"
-for i in 1 2 3 4; do
+for i in 1 2 3 4 5; do
   eval "a=\$ADDR_$i"
   l=$(user_line "$st" $a)
   n=$(awk '{print $2}' <<<"$l")
   [ "$(peer_value "$st" "$n" rx_packets)" -ge 6 ] && [ "$(peer_value "$st" "$n" tx_packets)" -ge 6 ] &&
     [ "$(peer_value "$st" "$n" last_seen)" -gt 0 ] && [ "$(peer_value "$st" "$n" rx_auth)" = 0 ] &&
     grep -q " $(outer $i) keying ikev2 inner $a spi_out 0x" <<<"$l" &&
-    grep -q " id C=RU, O=gostx test, CN=u$i.users.gostx.test$" <<<"$l" &&
+    { grep -q " id C=RU, O=gostx test, CN=u$i.users.gostx.test$" <<<"$l" ||
+      { [ $i = 5 ] && grep -q " id kiosk@users.gostx.test$" <<<"$l"; }; } &&
     ok "status: $l" || bad "status of user $i: $l"
 done
 ip netns exec $NA "$G" tunnel --status --json -c "$gw_conf" >"$T/status.json"
-json_ok() { ok "--status --json: site 1 and four users"; }
+json_ok() { ok "--status --json: site 1 and five users"; }
 json_bad() { bad "--status --json: $(cat "$T/status.json")"; }
 python3 - "$T/status.json" "$ADDR_1" "$ADDR_2" <<'EOF' && json_ok || json_bad
 import json, sys
 s = json.load(open(sys.argv[1]))
 peers = {p["name"]: p for p in s["peers"]}
 users = {p["inner"]: p for p in s["peers"] if p.get("keying") == "ikev2"}
-assert "s1" in peers and len(users) == 4, peers
+assert "s1" in peers and len(users) == 5, peers
 u1 = users[sys.argv[2]]
 assert u1["id"] == "C=RU, O=gostx test, CN=u1.users.gostx.test" and u1["rx_selector"] == 3, u1
 assert u1["address"] == "10.231.11.2:4500" and u1["spi_in"].startswith("0x"), u1
@@ -268,7 +295,7 @@ n=$(peer_value "$st" "$(awk '{print $2}' <<<"$(user_line "$st" $ADDR_3)")" rekey
 
 # 7. the gateway stopped: it deletes each user's IKE SA on its way out
 tunnel_stop $PID_gw
-for i in 1 3 4; do
+for i in 1 3 4 5; do
   l=$(grep 'IKE SA with C=RU, O=gostx test, CN=gw deleted' "$T/u$i.log" | tail -1)
   [ -n "$l" ] && ok "user $i told at the gateway's stop: ${l#*ike: }" ||
     bad "user $i not told: $(tail -2 "$T/u$i.log")"

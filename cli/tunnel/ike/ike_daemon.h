@@ -50,6 +50,10 @@ struct tunnel_ike {
  * them and cfg, all but the addresses (ike_daemon.c's). */
 int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg);
 void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
+/* A PSK file (as key files are refused; one trailing newline dropped)
+ * into psk[cap]: 0 with *psk_len (16 to cap - 2), or CLI_EXIT_* after a line. */
+int ike_psk_read(const struct tunnel_config *cfg, const char *path, uint8_t *psk, size_t cap,
+                 size_t *psk_len);
 /* The CRLs of cfg's crl lines (files, each file of a folder) into a new
  * *out: 0; or CLI_EXIT_FAIL after a line naming the file that could not be
  * read as CRLs, nothing kept. */

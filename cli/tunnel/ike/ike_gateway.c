@@ -46,6 +46,9 @@ struct ra_user {
 struct tunnel_ra {
   struct tunnel *t;
   struct tunnel_ike k; /* the pool's material and settings (a responder's) */
+  /* the psk lines' users: their PSKs, by ID (cfg.user_psk[i]) */
+  uint8_t psk[TUNNEL_POOL_PSKS][256];
+  size_t psk_len[TUNNEL_POOL_PSKS];
   gostx__ike_mgr_pool *pool;
   const char *ids[TUNNEL_POOL_IDS];
   struct ra_user *users; /* t->gw->nusers; mgr NULL: free */
@@ -172,6 +175,22 @@ static int assign(void *ctx, uint8_t type, const uint8_t *id, size_t len, uint8_
           inet_ntop(AF_INET, ip, a, sizeof a) ? a : "?");
   tunnel_gw_user_set(ra->t, u->idx, ip, u->id);
   return 0;
+}
+
+/* A psk line's user: its PSK, by its ID exactly. */
+static int peer_psk(void *ctx, uint8_t type, const uint8_t *id, size_t len, const uint8_t **psk,
+                    size_t *psk_len) {
+  struct ra_user *u = ctx;
+  const struct tunnel_config *cfg = &u->ra->t->cfg;
+  for (size_t i = 0; i < cfg->n_user_psk; i++) {
+    const struct tunnel_ike_id *w = &cfg->user_psk[i].id;
+    if (w->type == type && w->len == len && !memcmp(w->data, id, len)) {
+      *psk = u->ra->psk[i];
+      *psk_len = u->ra->psk_len[i];
+      return 0;
+    }
+  }
+  return -1;
 }
 
 /* A user in slot i for a first IKE_SA_INIT from src: 0, or -1 (no memory). */
@@ -355,6 +374,11 @@ int tunnel_ra_prepare(struct tunnel *t) {
   s->peer_patterns = ra->ids;
   s->n_peer_patterns = t->cfg.n_ids;
   s->assign = assign; /* assign_ctx: each user's (gostx__ike_mgr_new copies s per user) */
+  s->peer_psk = t->cfg.n_user_psk ? peer_psk : NULL;
+  for (size_t i = 0; i < t->cfg.n_user_psk; i++)
+    if ((rc = ike_psk_read(pc, t->cfg.user_psk[i].path, ra->psk[i], sizeof ra->psk[i],
+                           &ra->psk_len[i])))
+      return rc;
   ra->pool = gostx__ike_mgr_pool_new(t->cfg.pool_net.addr, 4, t->cfg.pool_net.len,
                                      t->gw->nusers);
   ra->users = calloc(t->gw->nusers, sizeof *ra->users);
@@ -379,8 +403,9 @@ int tunnel_ra_start(struct tunnel *t, int data_fd) {
   ra->k.thread_on = 1;
   char net[64];
   tunnel_prefix_format(&t->cfg.pool_net, net, sizeof net);
-  ike_say("[pool %s]: remote users on the data port, %zu patterns, addresses from %s",
-          t->cfg.pool_name, t->cfg.n_ids, net);
+  ike_say("[pool %s]: remote users on the data port, %zu patterns, %zu of a PSK each, "
+          "addresses from %s",
+          t->cfg.pool_name, t->cfg.n_ids, t->cfg.n_user_psk, net);
   return 0;
 }
 
