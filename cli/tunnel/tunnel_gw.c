@@ -367,13 +367,22 @@ void tunnel_gw_reload(struct tunnel *t) {
 
 /* ---- the remote users (the IKE thread) ---- */
 
+/* Whether spi is an inbound SPI of the gateway's already (a static peer's
+ * or a user's: each user's manager draws its own at random). */
+static int spi_taken(const struct tunnel_gw *gw, uint32_t spi) {
+  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab); /* gw->lock held: no other writer */
+  for (size_t i = 0; i < tab->nspi; i++)
+    if (tab->by_spi[i].spi == spi) return 1;
+  return 0;
+}
+
 int tunnel_gw_user_add_in(struct tunnel *t, size_t u, struct tunnel_sa *sa) {
   struct tunnel_gw *gw = t->gw;
   pthread_mutex_lock(&gw->lock);
   struct tunnel_gw_user *us = &gw->users[u];
   int k = 0;
   while (k < TUNNEL_SA_IN_MAX && us->in[k]) k++;
-  int rc = k < TUNNEL_SA_IN_MAX ? 0 : -1;
+  int rc = k < TUNNEL_SA_IN_MAX && !spi_taken(gw, sa->esp.spi) ? 0 : -1;
   if (!rc) {
     us->in[k] = sa;
     if (publish(t, &t->cfg)) us->in[k] = NULL, rc = -1;

@@ -69,8 +69,8 @@ struct tunnel_gw {
 };
 
 /* The remote users' side (ike/ike_gateway.c calls them, one thread): user
- * u's inbound SA linked (0, or -1: TUNNEL_SA_IN_MAX live; sa then the
- * caller's), its outbound SA switched to (NULL: none; the one before
+ * u's inbound SA linked (0, or -1: TUNNEL_SA_IN_MAX live, or its SPI an
+ * inbound SPI of the gateway's already; sa then the caller's), its outbound SA switched to (NULL: none; the one before
  * freed), an inbound SA retired (-1: none of spi), its outer address, its
  * inner address from the next table on; clear: all of it gone, its
  * counters zeroed for the next user. */

@@ -65,6 +65,10 @@ static void *dp_add_child(void *ctx, const gostx__ike_mgr_child *c) {
   struct tunnel_sa *in = tunnel_ike_child_sa(t, c, TUNNEL_SA_IN),
                    *out = tunnel_ike_child_sa(t, c, TUNNEL_SA_OUT);
   if (in && out && !tunnel_gw_user_add_in(t, u->idx, in)) return out;
+  if (in && out)
+    ike_say("remote user %s at %s: its Child SA not installed: inbound SPI 0x%08x taken, or "
+            "%d inbound SAs live",
+            u->id, u->at, (unsigned)c->spi_in, TUNNEL_SA_IN_MAX);
   tunnel_sa_free(in);
   tunnel_sa_free(out);
   return NULL;
