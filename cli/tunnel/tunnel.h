@@ -167,6 +167,14 @@ struct tunnel_config {
     char path[TUNNEL_PATH_MAX];
   } user_psk[TUNNEL_POOL_PSKS];
   size_t n_user_psk;
+  /* its address lines, "ID ADDRESS": that user's inner address always
+   * (outside the pool, routed as the pool is) */
+  struct tunnel_user_addr {
+    struct tunnel_ike_id id;
+    uint8_t ip[4];
+    unsigned line;
+  } user_addr[TUNNEL_POOL_PSKS];
+  size_t n_user_addr;
   /* keying = ikev2, a remote user: an inner address asked of the gateway
    * (request_address = yes: a CFG_REQUEST) */
   int request_address;

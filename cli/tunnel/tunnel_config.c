@@ -411,21 +411,48 @@ static int set_pattern(struct tunnel_config *cfg, const char *v) {
   return 0;
 }
 
-/* psk in a [pool]: "ID FILE" (the ID may hold spaces: a DN), one a line */
-static int set_user_psk(struct tunnel_config *cfg, const char *v) {
-  char id[LINE_MAX_BYTES + 1];
-  snprintf(id, sizeof id, "%s", v);
-  char *sp = strrchr(id, ' '), *tab = strrchr(id, '\t');
+/* "ID VALUE" (the ID may hold spaces: a DN) into id and its last word:
+ * 0, or -1 when there is no space or the ID is bad. */
+static int id_and_value(const char *v, struct tunnel_ike_id *id, char *value, size_t cap) {
+  char buf[LINE_MAX_BYTES + 1];
+  snprintf(buf, sizeof buf, "%s", v);
+  char *sp = strrchr(buf, ' '), *tab = strrchr(buf, '\t');
   if (tab && (!sp || tab > sp)) sp = tab;
-  if (!sp || cfg->n_user_psk == TUNNEL_POOL_PSKS) return -1;
+  if (!sp) return -1;
   *sp = 0;
+  const char *val = trim(sp + 1);
+  if (!*val || strlen(val) >= cap || parse_id(trim(buf), id)) return -1;
+  strcpy(value, val);
+  return 0;
+}
+
+static int same_id(const struct tunnel_ike_id *a, const struct tunnel_ike_id *b) {
+  return a->type == b->type && a->len == b->len && !memcmp(a->data, b->data, a->len);
+}
+
+/* psk in a [pool]: "ID FILE", one a line, each ID once */
+static int set_user_psk(struct tunnel_config *cfg, const char *v) {
+  if (cfg->n_user_psk == TUNNEL_POOL_PSKS) return -1;
   struct tunnel_user_psk *u = &cfg->user_psk[cfg->n_user_psk];
-  if (parse_id(trim(id), &u->id) || copy_path(u->path, trim(sp + 1))) return -1;
-  for (size_t i = 0; i < cfg->n_user_psk; i++) /* one PSK an ID */
-    if (cfg->user_psk[i].id.type == u->id.type && cfg->user_psk[i].id.len == u->id.len &&
-        !memcmp(cfg->user_psk[i].id.data, u->id.data, u->id.len))
-      return -1;
+  if (id_and_value(v, &u->id, u->path, sizeof u->path)) return -1;
+  for (size_t i = 0; i < cfg->n_user_psk; i++)
+    if (same_id(&cfg->user_psk[i].id, &u->id)) return -1;
   cfg->n_user_psk++;
+  return 0;
+}
+
+/* address in a [pool]: "ID ADDRESS" (IPv4), one a line, each ID and
+ * address once */
+static int set_user_addr(struct tunnel_config *cfg, const char *v, unsigned line) {
+  char a[INET_ADDRSTRLEN];
+  if (cfg->n_user_addr == TUNNEL_POOL_PSKS) return -1;
+  struct tunnel_user_addr *u = &cfg->user_addr[cfg->n_user_addr];
+  if (id_and_value(v, &u->id, a, sizeof a) || inet_pton(AF_INET, a, u->ip) != 1) return -1;
+  for (size_t i = 0; i < cfg->n_user_addr; i++)
+    if (same_id(&cfg->user_addr[i].id, &u->id) || !memcmp(cfg->user_addr[i].ip, u->ip, 4))
+      return -1;
+  u->line = line;
+  cfg->n_user_addr++;
   return 0;
 }
 
@@ -536,6 +563,8 @@ static const struct {
     {"remote_ts", set_ts, 0, 0, ONLY_STATIC, bad_ts},
     {"pool", set_pool, 0, 0, ONLY_POOL, bad_pool},
     {"dns", set_dns, 0, 0, ONLY_POOL, bad_dns},
+    /* never called: config_line reads address lines itself (set_user_addr) */
+    {"address", set_pool, 0, 0, ONLY_POOL, bad_value},
     {"request_address", set_yes_no, CFG(request_address), 0, ONLY_IKE, bad_value},
 };
 #undef CFG
@@ -555,7 +584,7 @@ static int is_peer_setting(const char *name) {
 /* The settings of a [pool NAME] section: its users' IKE (pool, and cert,
  * key and ca required), nothing of the gateway's. */
 static const char *const pool_settings[] = {
-    "pool",      "dns",     "remote_id",  "psk",  "cert",       "key",           "key_pass",
+    "pool",      "dns",     "remote_id",  "psk",  "address", "cert",       "key",           "key_pass",
     "ca",        "crl",     "revocation", "local_id",   "transforms",    "rekey_seconds",
     "rekey_bytes", "ike_rekey_seconds", "dpd_seconds", "nat_keepalive_seconds",
     "fragmentation", "fragment_size"};
@@ -594,7 +623,8 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   /* crl: one line per file or folder; a [pool]'s remote_id one per
    * pattern, its psk one per user */
   const int list = settings[i].set == set_crl ||
-                   (sect == SECT_POOL && (!strcmp(k, "remote_id") || !strcmp(k, "psk")));
+                   (sect == SECT_POOL && (!strcmp(k, "remote_id") || !strcmp(k, "psk") ||
+                                          !strcmp(k, "address")));
   if (first_line[i] && !list)
     return cli_usage("%s:%u: %s given twice (first on line %u)", at->path, at->line, k,
                      first_line[i]);
@@ -604,6 +634,12 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
                                            "255 characters, at most %d remote_id lines",
                                            at->path, at->line, v, TUNNEL_POOL_IDS)
                                : 0;
+  if (sect == SECT_POOL && !strcmp(k, "address"))
+    return set_user_addr(cfg, v, at->line)
+               ? cli_usage("%s:%u: bad address '%s': \"ID ADDRESS\" (a user's ID and its IPv4 "
+                           "address), each ID and address once, at most %d address lines",
+                           at->path, at->line, v, TUNNEL_POOL_PSKS)
+               : 0;
   if (sect == SECT_POOL && !strcmp(k, "psk"))
     return set_user_psk(cfg, v) ? cli_usage("%s:%u: bad psk '%s': \"ID FILE\" (a user's ID and "
                                             "its PSK file), each ID once, at most %d psk lines",
@@ -701,6 +737,8 @@ static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const 
   cfg->n_ids = c->n_ids;
   memcpy(cfg->user_psk, c->user_psk, sizeof cfg->user_psk);
   cfg->n_user_psk = c->n_user_psk;
+  memcpy(cfg->user_addr, c->user_addr, sizeof cfg->user_addr);
+  cfg->n_user_addr = c->n_user_addr;
   ps->line = 0;
   return 0;
 }
@@ -891,6 +929,24 @@ static int gateway_check(const struct tunnel_config *cfg, const char *path,
     p->ike_port = ntohs(l4->sin_port);
     p->insecure_key_file = cfg->insecure_key_file;
     p->limit = cfg->limit;
+    for (size_t j = 0; j < cfg->n_user_addr; j++) {
+      const struct tunnel_user_addr *a = &cfg->user_addr[j];
+      struct tunnel_prefix one = {.family = 4, .len = 32};
+      memcpy(one.addr, a->ip, 4);
+      char ip[INET_ADDRSTRLEN], pb[64];
+      inet_ntop(AF_INET, a->ip, ip, sizeof ip);
+      if (tunnel_prefix_overlap(&cfg->pool_net, &one))
+        return cli_usage("%s:%u: [pool %s]: address %s is in the pool (a fixed address is "
+                         "outside it: the pool hands out its own)",
+                         path, a->line, cfg->pool_name, ip);
+      for (size_t i = 0; i < cfg->npeers; i++)
+        for (size_t k = 0; k < cfg->peers[i].nts; k++)
+          if (tunnel_prefix_overlap(&one, &cfg->peers[i].ts[k])) {
+            tunnel_prefix_format(&cfg->peers[i].ts[k], pb, sizeof pb);
+            return cli_usage("%s:%u: [pool %s]: address %s is in peer %s's remote_ts %s",
+                             path, a->line, cfg->pool_name, ip, cfg->peers[i].name, pb);
+          }
+    }
     for (size_t i = 0; i < cfg->npeers; i++)
       for (size_t k = 0; k < cfg->peers[i].nts; k++)
         if (tunnel_prefix_overlap(&cfg->pool_net, &cfg->peers[i].ts[k])) {

@@ -135,11 +135,11 @@ static int keys_shared(const struct tunnel *t) {
   return 0;
 }
 
-/* A [pool]'s user slots: its hosts (no network, no broadcast), at most
- * TUNNEL_GW_USERS_MAX. */
+/* A [pool]'s user slots: its hosts (no network, no broadcast) and its
+ * address lines, at most TUNNEL_GW_USERS_MAX. */
 static size_t user_slots(const struct tunnel_config *cfg) {
   if (!cfg->pool) return 0;
-  const size_t hosts = ((size_t)1 << (32 - cfg->pool_net.len)) - 2;
+  const size_t hosts = ((size_t)1 << (32 - cfg->pool_net.len)) - 2 + cfg->n_user_addr;
   return hosts < TUNNEL_GW_USERS_MAX ? hosts : TUNNEL_GW_USERS_MAX;
 }
 

@@ -372,5 +372,13 @@ expect 2 "c.conf:28: \[pool k\]: no users: remote_id patterns (certificates) or 
   "$(gw; psk_pool | grep -v '^psk')"
 expect 2 "c.conf:28: \[pool k\]: missing setting 'cert' (its remote_id patterns are of certificates)" \
   "$(gw; psk_pool 'remote_id = *.example.ru')"
+# address lines: a user's own inner address, outside the pool and the peers'
+ARGS=--new-keys expect 0 '' "$(gw; psk_pool 'address = kiosk@example.ru 10.202.0.9')"
+expect 2 "c.conf:31: bad address 'kiosk@example.ru 10.202.0'" "$(gw; psk_pool 'address = kiosk@example.ru 10.202.0')"
+expect 2 "c.conf:32: bad address 'x@example.ru 10.202.0.9'" \
+  "$(gw; psk_pool 'address = kiosk@example.ru 10.202.0.9' 'address = x@example.ru 10.202.0.9')"
+expect 2 "c.conf:31: \[pool k\]: address 10.201.0.9 is in the pool" "$(gw; psk_pool 'address = kiosk@example.ru 10.201.0.9')"
+expect 2 "c.conf:31: \[pool k\]: address 10.2.0.9 is in peer b's remote_ts 10.2.0.0/16" \
+  "$(gw; psk_pool 'address = kiosk@example.ru 10.2.0.9')"
 expect 2 "c.conf:10: remote_ts is a setting of a \[peer NAME\] section" "$(base; echo 'remote_ts = 10.0.0.0/8')"
 finish

@@ -4,11 +4,13 @@
 # a [pool] section, three remote users each in a namespace of its own over
 # a veth pair of its own, a fourth beside user 1 (its address, another
 # port: as two users behind one NAT) and a fifth beside user 3 with a PSK
-# of its own (a psk line of the pool, its ID exactly), each running the point-to-point tunnel with
+# of its own and an address of its own (a psk line and an address line
+# of the pool, its ID exactly), each running the point-to-point tunnel with
 # keying = ikev2 and request_address = yes, certificates of the test CA
 # with CNs matching the pool's pattern (CN=*.users.gostx.test). Checked:
 # 1. each user gets an address of the pool (10.200.0.0/24) by IKEv2's
-#    configuration payload, no two the same, and pings the gateway's inner
+#    configuration payload, no two the same (user 5 its own, 10.201.0.9),
+#    and pings the gateway's inner
 #    host and site 1 (through the gateway: its routes pick the static
 #    peer one way, the user's Child SA the other);
 # 2. a user with a valid certificate but a CN outside the pattern is
@@ -96,6 +98,7 @@ pool = 10.200.0.0/24
 dns = 10.99.0.53
 remote_id = CN=*.users.gostx.test
 psk = kiosk@users.gostx.test $T/kiosk.psk
+address = kiosk@users.gostx.test 10.201.0.9
 cert = $T/gw.pem
 key = $T/gw.key
 ca = $T/ca.pem
@@ -131,10 +134,12 @@ ip -n $NA addr add 10.99.0.1/32 dev gxrg0
 ip -n $NA link set gxrg0 up
 ip -n $NA route add 10.1.0.0/16 dev gxrg0 src 10.99.0.1
 ip -n $NA route add 10.200.0.0/24 dev gxrg0 src 10.99.0.1
+ip -n $NA route add 10.201.0.0/24 dev gxrg0 src 10.99.0.1
 TUN=gxrs1 tunnel_start s1 $NB || bad "site 1 did not start: $(tail -3 "$T/s1.log")"
 ip -n $NB addr add 10.1.0.1/32 dev gxrs1
 ip -n $NB route add 10.99.0.0/16 dev gxrs1 src 10.1.0.1
 ip -n $NB route add 10.200.0.0/24 dev gxrs1 src 10.1.0.1
+ip -n $NB route add 10.201.0.0/24 dev gxrs1 src 10.1.0.1
 
 # user_up I: user i started (its "up" line within the bound), its inner
 # address (from its --status: ike_inner_address) on its TUN device with the
@@ -182,8 +187,10 @@ sed -i "s|^local = .*|local = $(outer 5)|; s|^ike_port = .*|ike_port = 4502|; s|
 echo "rekey_seconds = 3" >>"$T/u3.conf" # its Child SA (and IKE SA) rekeyed all along
 for i in 1 2 3 4 5; do user_up $i || finish; done
 addrs="$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4 $ADDR_5"
-distinct=$(tr ' ' '\n' <<<"$addrs" | sort -u | grep -c '^10\.200\.0\.')
-[ "$distinct" = 5 ] && ok "five users, five pool addresses: $addrs" || bad "addresses: $addrs"
+distinct=$(tr ' ' '\n' <<<"$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4" | sort -u | grep -c '^10\.200\.0\.')
+[ "$distinct" = 4 ] && [ "$ADDR_5" = 10.201.0.9 ] &&
+  ok "five users: four pool addresses and user 5's own (its address line): $addrs" ||
+  bad "addresses: $addrs"
 for i in 1 2 3 4 5; do
   ns=$(user_ns $i)
   eval "a=\$ADDR_$i"

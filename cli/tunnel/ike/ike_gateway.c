@@ -38,6 +38,7 @@ struct ra_user {
   char id[256];            /* its ID as text once IKE_AUTH names it */
   uint8_t key[1 + TUNNEL_ID_MAX]; /* its ID type and data: the pool's lease */
   size_t key_len;
+  int fixed; /* its address is an address line's, not the pool's */
   int64_t born_ms;
   int up; /* its IKE SA was established */
   gostx__ike_mgr_shown shown;
@@ -138,7 +139,7 @@ static void user_free(struct ra_user *u, const char *why) {
   gostx__ike_mgr_free(u->mgr); /* its outbound SAs never switched to */
   u->mgr = NULL;
   tunnel_gw_user_clear(ra->t, u->idx);
-  if (u->key_len) (void)gostx__ike_mgr_pool_release(ra->pool, u->key, u->key_len);
+  if (u->key_len && !u->fixed) (void)gostx__ike_mgr_pool_release(ra->pool, u->key, u->key_len);
   u->key_len = 0;
   u->up = 0;
 }
@@ -161,10 +162,18 @@ static int assign(void *ctx, uint8_t type, const uint8_t *id, size_t len, uint8_
     if (o != u && o->mgr && o->key_len == len + 1 && !memcmp(o->key, key, len + 1))
       user_free(o, "replaced by its new IKE SA");
   }
-  if (u->key_len && (u->key_len != len + 1 || memcmp(u->key, key, len + 1)))
+  if (u->key_len && !u->fixed && (u->key_len != len + 1 || memcmp(u->key, key, len + 1)))
     (void)gostx__ike_mgr_pool_release(ra->pool, u->key, u->key_len); /* another ID before */
   gostx__ike_mgr_id_text(type, id, len, u->id, sizeof u->id);
-  if (gostx__ike_mgr_pool_lease(ra->pool, key, len + 1, ip)) {
+  u->fixed = 0;
+  for (size_t i = 0; i < cfg->n_user_addr; i++) { /* an address line's: its own, always */
+    const struct tunnel_ike_id *w = &cfg->user_addr[i].id;
+    if (w->type == type && w->len == len && !memcmp(w->data, id, len)) {
+      memcpy(ip, cfg->user_addr[i].ip, 4);
+      u->fixed = 1;
+    }
+  }
+  if (!u->fixed && gostx__ike_mgr_pool_lease(ra->pool, key, len + 1, ip)) {
     u->key_len = 0;
     ike_say("remote user %s at %s: pool %s exhausted: no inner address", u->id, u->at,
             cfg->pool_name);
