@@ -495,6 +495,13 @@ static void peer_counters(struct tunnel_peer *p, FILE *f) {
 }
 
 void tunnel_gw_status(struct tunnel *t, FILE *f) {
+  if (t->gw && t->gw->nusers) { /* a [pool]'s: those connected, of its slots */
+    size_t n = 0;
+    pthread_mutex_lock(&t->gw->lock);
+    for (size_t u = 0; u < t->gw->nusers; u++) n += t->gw->users[u].used;
+    pthread_mutex_unlock(&t->gw->lock);
+    fprintf(f, "remote_users %zu\nremote_user_slots %zu\n", n, t->gw->nusers);
+  }
   for (size_t i = 0; t->gw && i < t->gw->npeers; i++) {
     struct tunnel_peer *p = &t->gw->peers[i];
     fprintf(f, "peer %s %s spi_out 0x%08x spi_in 0x%08x", p->cfg->name, p->cfg->peer_s,

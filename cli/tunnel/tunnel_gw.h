@@ -101,7 +101,8 @@ void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n);
  * a restart takes it). */
 void tunnel_gw_reload(struct tunnel *t);
 /* One "peer NAME ADDRESS key value ..." line per peer into f (a remote
- * user's: NAME the pool's and its slot, its ID last: "id TEXT"). */
+ * user's: NAME the pool's and its slot, its ID last: "id TEXT"); with a
+ * [pool], "remote_users N" (connected) and "remote_user_slots N" first. */
 void tunnel_gw_status(struct tunnel *t, FILE *f);
 
 #endif

@@ -240,6 +240,9 @@ ip -n $U1 addr del $ADDR_2/32 dev gxrt1
 # 4. --status and --status --json
 status_fresh gw
 st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+[ "$(status_value "$st" remote_users)" = 5 ] && [ "$(status_value "$st" remote_user_slots)" = 255 ] &&
+  ok "status: remote_users 5 of 255 slots" ||
+  bad "status: remote_users $(status_value "$st" remote_users) of $(status_value "$st" remote_user_slots)"
 l1=$(user_line "$st" $ADDR_1)
 name1=$(awk '{print $2}' <<<"$l1")
 [ "$(peer_value "$st" "$name1" rx_selector)" = 3 ] && ok "user 1: rx_selector 3" ||
