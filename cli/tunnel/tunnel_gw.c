@@ -1,4 +1,5 @@
-/* gostx tunnel as a gateway of many static peers (tunnel_gw.h). */
+/* gostx tunnel as a gateway of many peers, static ones and a [pool]'s
+ * remote users (tunnel_gw.h). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <stdlib.h>
