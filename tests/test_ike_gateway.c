@@ -6,7 +6,10 @@
  * establishes with no COOKIE asked of it; once half the table is
  * half-open, every source is asked. A responder's engine lives on the
  * heap while its slot is taken: an established peer costs at most 16 KiB
- * (issue 81), and half-open SAs give theirs back when they expire. */
+ * (issue 81), and half-open SAs give theirs back when they expire. A
+ * remote-access gateway takes IDs by pattern and hands out the address its
+ * caller gives (CP), which the user's manager shows; an ID of no pattern
+ * is refused, its ID said; a user of a PSK of its own authenticates by it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -173,6 +176,126 @@ static void held_per_peer(int64_t now) {
   CHECK(gostx__ike_heap_bytes() == before, "all of it freed with the manager");
 }
 
+/* A remote-access gateway: no peer_id, IDs taken by pattern, addresses
+ * given by the caller's assign. */
+static uint8_t assigned_id[64];
+static size_t assigned_len;
+static int assign_calls;
+static int assign(void *ctx, uint8_t type, const uint8_t *id, size_t len, uint8_t ip[4],
+                  uint8_t dns[2][4], size_t *n_dns) {
+  (void)ctx;
+  assign_calls++;
+  CHECK(type == GOSTX_IKE_ID_FQDN && len < sizeof assigned_id, "assign: the peer's FQDN ID");
+  memcpy(assigned_id, id, assigned_len = len < sizeof assigned_id ? len : 0);
+  static const uint8_t a[4] = {10, 200, 0, 7}, d[4] = {10, 99, 0, 53};
+  memcpy(ip, a, 4);
+  memcpy(dns[0], d, 4);
+  *n_dns = 1;
+  return 0;
+}
+
+/* One datagram pumped from one manager to the other and back until both
+ * are quiet; the log lines of gw that hold `want` counted into *said. */
+static void pump(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at, int64_t now,
+                 const char *want, int *said) {
+  static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+  for (int round = 0; round < 16; round++) {
+    int moved = 0;
+    while (gostx__ike_mgr_next(y, &ev))
+      if (ev.type == GOSTX_IKE_MGR_SEND) {
+        size_t n = ev.len;
+        memcpy(m, ev.data, n);
+        gostx__ike_mgr_to f = {y_at, 0};
+        gostx__ike_mgr_input(gw, m, n, &f, now);
+        moved = 1;
+      }
+    while (gostx__ike_mgr_next(gw, &ev)) {
+      if (ev.type == GOSTX_IKE_MGR_LOG && strstr((const char *)ev.data, want)) ++*said;
+      if (ev.type != GOSTX_IKE_MGR_SEND) continue;
+      size_t n = ev.len;
+      memcpy(m, ev.data, n);
+      gostx__ike_mgr_to back = {ip4(1, 500), 0};
+      gostx__ike_mgr_input(y, m, n, &back, now);
+      moved = 1;
+    }
+    if (!moved) break;
+  }
+}
+
+/* a user's own PSK: the test's PSK for "kiosk.example.ru" */
+static int peer_psk(void *ctx, uint8_t type, const uint8_t *id, size_t len, const uint8_t **k,
+                    size_t *k_len) {
+  (void)ctx;
+  if (type != GOSTX_IKE_ID_FQDN || len != 16 || memcmp(id, "kiosk.example.ru", 16)) return -1;
+  *k = (const uint8_t *)psk;
+  *k_len = sizeof psk - 1;
+  return 0;
+}
+
+static void remote_access(int64_t now) {
+  static const char *const patterns[] = {"*.users.example.ru", "admin@example.ru"};
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(3, 500), z_at = ip4(4, 500);
+  gostx__ike_mgr_settings gs, ys, zs;
+  side(&gs, "gw.example.ru", "", gw_at, y_at, 0);
+  gs.peer_id = NULL, gs.peer_id_len = 0, gs.peer_id_type = 0;
+  gs.peer_patterns = patterns;
+  gs.n_peer_patterns = 2;
+  gs.assign = assign;
+  gs.any_source = 1; /* y and z from their own addresses */
+  side(&ys, "anna.users.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  ys.cp_request = 1;
+  side(&zs, "eve.example.ru", "gw.example.ru", z_at, gw_at, 1);
+  zs.cp_request = 1;
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&ys, &dp);
+  int said = 0;
+  gostx__ike_mgr_tick(y, now);
+  pump(gw, y, y_at, now, "", &said);
+  gostx__ike_mgr_shown sg, sy;
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(y, &sy);
+  static const uint8_t want[4] = {10, 200, 0, 7};
+  CHECK(sg.state == 2 && sy.state == 2, "a user of the pattern established (%d, %d)", sg.state,
+        sy.state);
+  CHECK(assign_calls == 1 && assigned_len == 21 &&
+            !memcmp(assigned_id, "anna.users.example.ru", 21),
+        "its address asked once for its ID (%d calls)", assign_calls);
+  CHECK(sy.inner_ip_len == 4 && !memcmp(sy.inner_ip, want, 4) && sg.inner_ip_len == 4 &&
+            !memcmp(sg.inner_ip, want, 4),
+        "the user holds the address given, the gateway shows it");
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
+  /* an ID outside the patterns: refused, said with the ID, nothing assigned */
+  gw = gostx__ike_mgr_new(&gs, &dp);
+  gostx__ike_mgr *z = gostx__ike_mgr_new(&zs, &dp);
+  said = 0;
+  gostx__ike_mgr_tick(z, now);
+  pump(gw, z, z_at, now, "its ID eve.example.ru matches no remote_id pattern", &said);
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(z, &sy);
+  CHECK(sg.state != 2 && sy.state != 2 && said == 1 && assign_calls == 1,
+        "an ID of no pattern refused and said (%d, %d, said %d)", sg.state, sy.state, said);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(z);
+  /* a user of a PSK of its own: the gateway's conf holds another PSK, the
+   * user's is found by its ID */
+  static const char other[] = "not the kiosk's PSK, 40 bytes long......";
+  gs.psk = (const uint8_t *)other;
+  gs.psk_len = sizeof other - 1;
+  gs.peer_psk = peer_psk;
+  side(&zs, "kiosk.example.ru", "gw.example.ru", z_at, gw_at, 1);
+  zs.cp_request = 1;
+  gw = gostx__ike_mgr_new(&gs, &dp);
+  z = gostx__ike_mgr_new(&zs, &dp);
+  gostx__ike_mgr_tick(z, now);
+  pump(gw, z, z_at, now, "", &said);
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(z, &sy);
+  CHECK(sg.state == 2 && sy.state == 2 && assign_calls == 2,
+        "a user of its own PSK established (%d, %d)", sg.state, sy.state);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(z);
+}
+
 int main(void) {
   const int64_t t0 = 1800000000000; /* Unix ms */
   gostx__ike_mgr_settings gs, cs;
@@ -228,5 +351,6 @@ int main(void) {
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
   held_per_peer(t0);
+  remote_access(t0);
   return t_done();
 }

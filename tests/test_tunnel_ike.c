@@ -186,7 +186,7 @@ static ssize_t hook_recvfrom(int fd, void *buf, size_t cap, int flags, struct so
   memcpy(buf, s->q[0].m, n);
   memmove(s->q, s->q + 1, --s->nq * sizeof s->q[0]);
   struct sockaddr_storage ss = peer_of(s)->t.cfg.local;
-  with_port(&ss, TUNNEL_IKE_PORT);
+  ike_with_port(&ss, TUNNEL_IKE_PORT);
   memcpy(from, &ss, sizeof(struct sockaddr_in));
   *from_len = sizeof(struct sockaddr_in);
   return (ssize_t)n;
@@ -340,7 +340,7 @@ static int only_current(struct side *s) {
 static void establish(void) {
   side_init(&A, 1001, 1, 2, 1, "a.gostx.test", "b.gostx.test");
   side_init(&B, 1002, 2, 1, 0, "b.gostx.test", "a.gostx.test");
-  clock_ms = now_ms();
+  clock_ms = ike_now_ms();
   tick(&A, clock_ms);
   CHECK(run(&A, &B) && A.t.ike->mgr->sa && B.t.ike->mgr->sa, "established");
   CHECK(only_current(&A) && only_current(&B), "the first Child SA installed on both sides");
@@ -500,7 +500,7 @@ static void fragmented_exchange(void) {
   side_init(&B, 1002, 2, 1, 0, "b.gostx.test", "a.gostx.test");
   small_fragments(&A);
   small_fragments(&B);
-  clock_ms = now_ms();
+  clock_ms = ike_now_ms();
   tick(&A, clock_ms); /* IKE_SA_INIT */
   drain(&B);
   drain(&A); /* its answer: IKE_AUTH out */

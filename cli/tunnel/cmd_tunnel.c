@@ -171,7 +171,7 @@ static int start_workers(struct tunnel *t, unsigned n, const int *udp, const int
     w->peer = t->cfg.peer;
     /* a GRO buffer holds a whole train of datagrams; without, one holds a
      * packet, or with IKE an IKE message behind its marker */
-    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : t->ike ? TUNNEL_IKE_SLOT : TUNNEL_SLOT;
+    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : t->ike || t->ra ? TUNNEL_IKE_SLOT : TUNNEL_SLOT;
     /* with TUN offloads, a super-packet's room after them */
     w->buf_len = (size_t)TUNNEL_BURST * 2 * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot +
                  (t->tun_vnet ? TUNNEL_SUPER_MAX + TUNNEL_GRO_OUT : 0);
@@ -240,10 +240,14 @@ static int run(struct tunnel *t) {
    * which tells the peer (ike/ike_daemon.c, gostx__ike_mgr_esp_unknown);
    * they read the TUN device only once there is an outbound SA */
   if (ike) rc = tunnel_ike_start(t, udp[0]);
+  if (!rc) rc = tunnel_ra_start(t, udp[0]); /* a gateway's remote users (none: nothing) */
   if (!rc) rc = start_workers(t, n, udp, send, tun);
   if (ike && !rc) wait_for_keys(t, &sigs, &stop);
   char who[160];
-  if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", t->gw->npeers);
+  if (t->gw && t->ra)
+    snprintf(who, sizeof who, "%zu peers and up to %zu remote users (a gateway)",
+             t->gw->npeers, t->gw->nusers);
+  else if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", t->gw->npeers);
   else snprintf(who, sizeof who, "peer %s", t->cfg.peer_s);
   if (!rc && !stop)
     fprintf(stderr,
@@ -269,6 +273,7 @@ static int run(struct tunnel *t) {
   }
   atomic_store(&t->stop, 1);
   tunnel_ike_stop(t);
+  tunnel_ra_stop(t);
   for (unsigned i = 0; i < t->nworkers; i++) {
     pthread_join(t->w[i].thread, NULL);
     if (t->w[i].buf) gostx_memzero(t->w[i].buf, t->w[i].buf_len);
@@ -337,8 +342,9 @@ int cmd_tunnel(int argc, char **argv) {
       return cli_usage("tunnel: --new-keys is for keying = static (IKE's keys are new at "
                        "every SA)");
     rc = tunnel_ike_prepare(&t);
-  } else if (t.cfg.npeers) {
+  } else if (t.cfg.npeers || t.cfg.pool) {
     rc = tunnel_gw_prepare(&t);
+    if (!rc) rc = tunnel_ra_prepare(&t);
   } else {
     rc = static_sas(&t);
     if (!rc) rc = tunnel_fingerprints(&t.sf);
@@ -349,6 +355,7 @@ int cmd_tunnel(int argc, char **argv) {
   tunnel_ike_free(&t);
   tunnel_sa_free(t.next_out); /* a reload's, not switched to */
   tunnel_sa_clear_all(&t);     /* the workers have stopped */
+  tunnel_ra_free(&t);          /* before the gateway's tables its users are in */
   tunnel_gw_free(&t);
   tunnel_config_free(&t.cfg);
   return rc;

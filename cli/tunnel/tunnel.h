@@ -84,6 +84,8 @@ struct tunnel_ike_id {
  * prefixes it owns (its traffic selectors, RFC 7296 2.9: what it may send
  * from and what is sent to it). */
 #define TUNNEL_PEER_NAME_MAX 32
+#define TUNNEL_POOL_IDS 8   /* a [pool]'s remote_id patterns */
+#define TUNNEL_POOL_PSKS 16 /* a [pool]'s psk lines: users of a PSK each */
 #define TUNNEL_TS_MAX 16
 struct tunnel_peer_config {
   char name[TUNNEL_PEER_NAME_MAX];
@@ -145,6 +147,37 @@ struct tunnel_config {
    * allocated: tunnel_config_free */
   struct tunnel_peer_config *peers;
   size_t npeers;
+  /* A [pool NAME] section (docs/TUNNEL.md, "Remote users"): IKEv2 users
+   * who authenticate by certificate, their ID matching one of ids (one
+   * remote_id line each), each given an inner address of pool_net by CP,
+   * and the dns servers. Its settings as a config of keying = ikev2 of
+   * their own (allocated: tunnel_config_free); these fields are the
+   * section's while it is read, then pool's. */
+  struct tunnel_config *pool;
+  char pool_name[TUNNEL_PEER_NAME_MAX];
+  unsigned pool_line;
+  struct tunnel_prefix pool_net;
+  uint8_t dns[2][4];
+  size_t n_dns;
+  char ids[TUNNEL_POOL_IDS][256];
+  size_t n_ids;
+  /* its psk lines, "ID FILE": a user of that ID exactly, by that PSK */
+  struct tunnel_user_psk {
+    struct tunnel_ike_id id;
+    char path[TUNNEL_PATH_MAX];
+  } user_psk[TUNNEL_POOL_PSKS];
+  size_t n_user_psk;
+  /* its address lines, "ID ADDRESS": that user's inner address always
+   * (outside the pool, routed as the pool is) */
+  struct tunnel_user_addr {
+    struct tunnel_ike_id id;
+    uint8_t ip[4];
+    unsigned line;
+  } user_addr[TUNNEL_POOL_PSKS];
+  size_t n_user_addr;
+  /* keying = ikev2, a remote user: an inner address asked of the gateway
+   * (request_address = yes: a CFG_REQUEST) */
+  int request_address;
 };
 
 /* Counters of one worker; the status sums them. */
@@ -253,6 +286,7 @@ struct tunnel {
   int tun_vnet, tun_csum, tun_tso, tun_uso, csum_errno, tso_errno, uso_errno;
   unsigned nworkers;
   struct tunnel_ike *ike; /* keying = ikev2: the IKE daemon */
+  struct tunnel_ra *ra;   /* a gateway's [pool]: its remote users' IKE daemon */
   /* keying = ikev2: the workers hand IKE datagrams (the non-ESP marker,
    * RFC 3948 2.2) to the IKE thread through this socketpair ([1] theirs,
    * [0] its; -1: none): a bounded queue, nothing allocated per packet */
@@ -311,6 +345,15 @@ int tunnel_ike_installed(struct tunnel *t);
 void tunnel_ike_stop(struct tunnel *t);
 void tunnel_ike_status(struct tunnel *t, FILE *f);
 void tunnel_ike_free(struct tunnel *t);
+/* cli/tunnel/ike/ike_gateway.c: a gateway's [pool] section, its remote
+ * users' IKE (docs/TUNNEL.md, "Remote users"): prepare reads the pool's
+ * certificate, key and CA (0, or CLI_EXIT_* after one line); start, on
+ * the data port (data_fd, IKE behind the non-ESP marker), t->ike_pair and
+ * the thread; stop, free. Nothing without a [pool]. */
+int tunnel_ra_prepare(struct tunnel *t);
+int tunnel_ra_start(struct tunnel *t, int data_fd);
+void tunnel_ra_stop(struct tunnel *t);
+void tunnel_ra_free(struct tunnel *t);
 /* SIGHUP (main thread): the CRLs of the crl lines read again; the IKE
  * thread takes them for the IKE_AUTHs from then on. The old ones stay, and
  * a line says why, when one cannot be read. */
@@ -323,6 +366,10 @@ void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to);
  * (0, or -1 with out freed). */
 struct tunnel_sa;
 struct tunnel_sa *tunnel_ike_add_child(struct tunnel *t, const struct gostx__ike_mgr_child *c);
+/* One SA of the Child SA c, not linked (NULL on failure). */
+struct tunnel_sa *tunnel_ike_child_sa(const struct tunnel *t,
+                                     const struct gostx__ike_mgr_child *c,
+                                     enum tunnel_sa_dir dir);
 int tunnel_ike_switch(struct tunnel *t, struct tunnel_sa *out,
                       const struct gostx__ike_mgr_child *c);
 

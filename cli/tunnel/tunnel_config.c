@@ -363,18 +363,97 @@ static int set_id(struct tunnel_config *cfg, size_t off, const char *v) {
   return parse_id(v, (struct tunnel_ike_id *)((char *)cfg + off));
 }
 
-/* remote_ts: the inner prefixes a gateway's peer owns, "10.1.0.0/16,
- * fd00:1::/48" (at most TUNNEL_TS_MAX) */
-static int set_ts(struct tunnel_config *cfg, size_t off, const char *v) {
+/* Each comma-separated item of v, trimmed, to item: -1 at the first one
+ * it refuses, else 0. */
+static int each_item(struct tunnel_config *cfg, const char *v,
+                     int (*item)(struct tunnel_config *cfg, const char *s)) {
   char list[LINE_MAX_BYTES + 1];
-  (void)off;
   snprintf(list, sizeof list, "%s", v);
-  cfg->nts = 0;
   char *save = NULL;
   for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-    if (cfg->nts == TUNNEL_TS_MAX || tunnel_prefix_parse(trim(tok), &cfg->ts[cfg->nts++]))
+    if (item(cfg, trim(tok))) return -1;
+  return 0;
+}
+
+/* remote_ts: the inner prefixes a gateway's peer owns, "10.1.0.0/16,
+ * fd00:1::/48" (at most TUNNEL_TS_MAX) */
+static int ts_item(struct tunnel_config *cfg, const char *s) {
+  return cfg->nts == TUNNEL_TS_MAX || tunnel_prefix_parse(s, &cfg->ts[cfg->nts++]) ? -1 : 0;
+}
+static int set_ts(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->nts = 0;
+  return each_item(cfg, v, ts_item) || !cfg->nts ? -1 : 0;
+}
+
+/* pool: the IPv4 prefix a [pool]'s users get their addresses from (its
+ * hosts: no network, no broadcast address) */
+static int set_pool(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  return tunnel_prefix_parse(v, &cfg->pool_net) || cfg->pool_net.family != 4 ||
+                 cfg->pool_net.len > 30
+             ? -1
+             : 0;
+}
+/* dns: one or two IPv4 addresses, separated by commas */
+static int dns_item(struct tunnel_config *cfg, const char *s) {
+  return cfg->n_dns == 2 || inet_pton(AF_INET, s, cfg->dns[cfg->n_dns++]) != 1 ? -1 : 0;
+}
+static int set_dns(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->n_dns = 0;
+  return each_item(cfg, v, dns_item) || !cfg->n_dns ? -1 : 0;
+}
+/* remote_id in a [pool]: one pattern a line (a DN pattern holds commas) */
+static int set_pattern(struct tunnel_config *cfg, const char *v) {
+  if (!*v || strlen(v) >= sizeof cfg->ids[0] || cfg->n_ids == TUNNEL_POOL_IDS) return -1;
+  snprintf(cfg->ids[cfg->n_ids++], sizeof cfg->ids[0], "%s", v);
+  return 0;
+}
+
+/* "ID VALUE" (the ID may hold spaces: a DN) into id and its last word:
+ * 0, or -1 when there is no space or the ID is bad. */
+static int id_and_value(const char *v, struct tunnel_ike_id *id, char *value, size_t cap) {
+  char buf[LINE_MAX_BYTES + 1];
+  snprintf(buf, sizeof buf, "%s", v);
+  char *sp = strrchr(buf, ' '), *tab = strrchr(buf, '\t');
+  if (tab && (!sp || tab > sp)) sp = tab;
+  if (!sp) return -1;
+  *sp = 0;
+  const char *val = trim(sp + 1);
+  if (!*val || strlen(val) >= cap || parse_id(trim(buf), id)) return -1;
+  strcpy(value, val);
+  return 0;
+}
+
+static int same_id(const struct tunnel_ike_id *a, const struct tunnel_ike_id *b) {
+  return a->type == b->type && a->len == b->len && !memcmp(a->data, b->data, a->len);
+}
+
+/* psk in a [pool]: "ID FILE", one a line, each ID once */
+static int set_user_psk(struct tunnel_config *cfg, const char *v) {
+  if (cfg->n_user_psk == TUNNEL_POOL_PSKS) return -1;
+  struct tunnel_user_psk *u = &cfg->user_psk[cfg->n_user_psk];
+  if (id_and_value(v, &u->id, u->path, sizeof u->path)) return -1;
+  for (size_t i = 0; i < cfg->n_user_psk; i++)
+    if (same_id(&cfg->user_psk[i].id, &u->id)) return -1;
+  cfg->n_user_psk++;
+  return 0;
+}
+
+/* address in a [pool]: "ID ADDRESS" (IPv4), one a line, each ID and
+ * address once */
+static int set_user_addr(struct tunnel_config *cfg, const char *v, unsigned line) {
+  char a[INET_ADDRSTRLEN];
+  if (cfg->n_user_addr == TUNNEL_POOL_PSKS) return -1;
+  struct tunnel_user_addr *u = &cfg->user_addr[cfg->n_user_addr];
+  if (id_and_value(v, &u->id, a, sizeof a) || inet_pton(AF_INET, a, u->ip) != 1) return -1;
+  for (size_t i = 0; i < cfg->n_user_addr; i++)
+    if (same_id(&cfg->user_addr[i].id, &u->id) || !memcmp(cfg->user_addr[i].ip, u->ip, 4))
       return -1;
-  return cfg->nts ? 0 : -1;
+  u->line = line;
+  cfg->n_user_addr++;
+  return 0;
 }
 
 /* The refusals of a bad value: settings with a message of their own. */
@@ -414,6 +493,16 @@ static int bad_ts(const struct cfg_at *at, const char *k, const char *v) {
                    "bits set past the length), separated by commas, at most %d",
                    at->path, at->line, v, TUNNEL_TS_MAX);
 }
+static int bad_pool(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad pool '%s': an IPv4 prefix as 10.200.0.0/24, at most /30",
+                   at->path, at->line, v);
+}
+static int bad_dns(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad dns '%s': one or two IPv4 addresses, separated by commas",
+                   at->path, at->line, v);
+}
 static int bad_spi(const struct cfg_at *at, const char *k, const char *v) {
   (void)v;
   return cli_usage("%s:%u: %s must be a number from 256 to 4294967295", at->path, at->line, k);
@@ -423,7 +512,7 @@ static int bad_spi(const struct cfg_at *at, const char *k, const char *v) {
 /* The settings (docs/TUNNEL.md): `required` ones are named, when missing,
  * in this order; `only` a keying's settings (ONLY_STATIC: keys by hand,
  * ONLY_IKE: keys from IKEv2), refused with the other. */
-enum { ONLY_ANY = 0, ONLY_STATIC, ONLY_IKE };
+enum { ONLY_ANY = 0, ONLY_STATIC, ONLY_IKE, ONLY_POOL /* a [pool] section's */ };
 static const struct {
   const char *name;
   cfg_setter *set;
@@ -472,6 +561,11 @@ static const struct {
     {"fragmentation", set_yes_no, CFG(fragmentation), 0, ONLY_IKE, bad_value},
     {"fragment_size", set_fragment_size, 0, 0, ONLY_IKE, bad_value},
     {"remote_ts", set_ts, 0, 0, ONLY_STATIC, bad_ts},
+    {"pool", set_pool, 0, 0, ONLY_POOL, bad_pool},
+    {"dns", set_dns, 0, 0, ONLY_POOL, bad_dns},
+    /* never called: config_line reads address lines itself (set_user_addr) */
+    {"address", set_pool, 0, 0, ONLY_POOL, bad_value},
+    {"request_address", set_yes_no, CFG(request_address), 0, ONLY_IKE, bad_value},
 };
 #undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
@@ -487,11 +581,28 @@ static int is_peer_setting(const char *name) {
   return 0;
 }
 
+/* The settings of a [pool NAME] section: its users' IKE (pool, and cert,
+ * key and ca required), nothing of the gateway's. */
+static const char *const pool_settings[] = {
+    "pool",      "dns",     "remote_id",  "psk",  "address", "cert",       "key",           "key_pass",
+    "ca",        "crl",     "revocation", "local_id",   "transforms",    "rekey_seconds",
+    "rekey_bytes", "ike_rekey_seconds", "dpd_seconds", "nat_keepalive_seconds",
+    "fragmentation", "fragment_size"};
+static int is_pool_setting(const char *name) {
+  for (size_t i = 0; i < sizeof pool_settings / sizeof *pool_settings; i++)
+    if (!strcmp(name, pool_settings[i])) return 1;
+  return 0;
+}
+
+enum { SECT_TOP = 0, SECT_PEER, SECT_POOL };
+
 /* One line s (its comment cut, trimmed, not blank): KEY = VALUE applied to
  * cfg, each setting once (first_line: where each was given, 0: not yet);
- * in a [peer] section (in_peer) only the peer's settings. */
+ * in a [peer] section (SECT_PEER) only the peer's settings, in a [pool]
+ * section its users'. */
 static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char *s,
-                       unsigned *first_line, int in_peer) {
+                       unsigned *first_line, int sect) {
+  const int in_peer = sect == SECT_PEER;
   char *eq = strchr(s, '=');
   if (!eq) return cli_usage("%s:%u: expected KEY = VALUE", at->path, at->line);
   *eq = 0;
@@ -503,11 +614,50 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
     return cli_usage("%s:%u: %s is a setting of the whole gateway: give it before the first "
                      "[peer] section",
                      at->path, at->line, k);
-  if (first_line[i] && settings[i].set != set_crl) /* crl: one line per file or folder */
+  if (sect == SECT_POOL && !is_pool_setting(k))
+    return cli_usage("%s:%u: %s is no setting of a [pool] section (its users' IKE: %s, ...)",
+                     at->path, at->line, k, "pool, dns, remote_id, cert, key, ca");
+  if (sect != SECT_POOL && settings[i].only == ONLY_POOL)
+    return cli_usage("%s:%u: %s is a setting of a [pool NAME] section (remote users)",
+                     at->path, at->line, k);
+  /* crl: one line per file or folder; a [pool]'s remote_id one per
+   * pattern, its psk one per user */
+  const int list = settings[i].set == set_crl ||
+                   (sect == SECT_POOL && (!strcmp(k, "remote_id") || !strcmp(k, "psk") ||
+                                          !strcmp(k, "address")));
+  if (first_line[i] && !list)
     return cli_usage("%s:%u: %s given twice (first on line %u)", at->path, at->line, k,
                      first_line[i]);
-  first_line[i] = at->line;
+  if (!first_line[i]) first_line[i] = at->line;
+  if (sect == SECT_POOL && !strcmp(k, "remote_id"))
+    return set_pattern(cfg, v) ? cli_usage("%s:%u: bad remote_id '%s': a pattern of at most "
+                                           "255 characters, at most %d remote_id lines",
+                                           at->path, at->line, v, TUNNEL_POOL_IDS)
+                               : 0;
+  if (sect == SECT_POOL && !strcmp(k, "address"))
+    return set_user_addr(cfg, v, at->line)
+               ? cli_usage("%s:%u: bad address '%s': \"ID ADDRESS\" (a user's ID and its IPv4 "
+                           "address), each ID and address once, at most %d address lines",
+                           at->path, at->line, v, TUNNEL_POOL_PSKS)
+               : 0;
+  if (sect == SECT_POOL && !strcmp(k, "psk"))
+    return set_user_psk(cfg, v) ? cli_usage("%s:%u: bad psk '%s': \"ID FILE\" (a user's ID and "
+                                            "its PSK file), each ID once, at most %d psk lines",
+                                            at->path, at->line, v, TUNNEL_POOL_PSKS)
+                                : 0;
   return settings[i].set(cfg, settings[i].off, v) ? settings[i].refuse(at, k, v) : 0;
+}
+
+/* A config's (or a section's) settings before its lines. */
+static void config_defaults(struct tunnel_config *cfg, const char *path) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->rekey_seconds = TUNNEL_REKEY_SECONDS; /* 0 written: never */
+  cfg->dpd_seconds = TUNNEL_DPD_SECONDS;
+  cfg->nat_keepalive_seconds = TUNNEL_NAT_KEEPALIVE_SECONDS;
+  cfg->fragmentation = 1;
+  cfg->fragment_size = TUNNEL_FRAGMENT_SIZE;
+  snprintf(cfg->path, sizeof cfg->path, "%s", path);
+  cfg->mtu = 1400;
 }
 
 /* A [peer NAME] section being read: its settings go to sect. */
@@ -516,14 +666,17 @@ struct peer_section {
   unsigned first_line[NSETTINGS];
   char name[TUNNEL_PEER_NAME_MAX];
   unsigned line; /* 0: none open */
+  int kind;      /* SECT_PEER or SECT_POOL */
 };
 
-/* "[peer NAME]" (s trimmed): NAME into name, 0; -1 when s is no such header. */
-static int peer_header(const char *s, char *name) {
-  size_t n = strlen(s);
-  if (strncmp(s, "[peer", 5) || n < 7 || s[n - 1] != ']' || !isspace((unsigned char)s[5]))
+/* "[KW NAME]" (s trimmed; kw "peer" or "pool"): NAME into name, 0; -1
+ * when s is no such header. */
+static int section_header(const char *s, const char *kw, char *name) {
+  size_t n = strlen(s), k = strlen(kw);
+  if (s[0] != '[' || strncmp(s + 1, kw, k) || n < k + 3 || s[n - 1] != ']' ||
+      !isspace((unsigned char)s[k + 1]))
     return -1;
-  const char *b = s + 5;
+  const char *b = s + k + 1;
   while (isspace((unsigned char)*b)) b++;
   size_t len = (size_t)(s + n - 1 - b);
   if (!len || len >= TUNNEL_PEER_NAME_MAX || *b == '.') return -1;
@@ -545,9 +698,55 @@ static void peer_copy(struct tunnel_config *c, struct tunnel_peer_config *p, int
 #undef PEER_FIELD
 }
 
-/* The open section, checked, appended to cfg->peers. */
+static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line);
+
+/* The open [pool] section, checked, as cfg->pool. */
+static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
+  struct tunnel_config *c = &ps->sect;
+  /* remote_id patterns authenticate by certificates: the gateway's and
+   * its users' CA; psk lines alone need none */
+  static const char *const need[] = {"pool", "cert", "key", "ca"};
+  for (size_t j = 0; j < sizeof need / sizeof *need; j++)
+    for (size_t i = 0; i < NSETTINGS; i++)
+      if (!strcmp(settings[i].name, need[j]) && !ps->first_line[i] && (!j || c->n_ids))
+        return cli_usage("%s:%u: [pool %s]: missing setting '%s'%s", path, ps->line, ps->name,
+                         need[j], j ? " (its remote_id patterns are of certificates)" : "");
+  if (!c->n_ids && !c->n_user_psk)
+    return cli_usage("%s:%u: [pool %s]: no users: remote_id patterns (certificates) or psk "
+                     "lines (ID FILE)",
+                     path, ps->line, ps->name);
+  c->keying = TUNNEL_KEYING_IKEV2;
+  c->ike_auth = c->cert[0] ? TUNNEL_IKE_CERT : TUNNEL_IKE_PSK;
+  /* without a certificate the gateway's own ID defaults to its address:
+   * local as the gateway's (top-level settings come before the sections) */
+  c->local = cfg->local, c->local_len = cfg->local_len;
+  memcpy(c->local_s, cfg->local_s, sizeof c->local_s);
+  if (c->ike_auth == TUNNEL_IKE_PSK) /* read by the material as the default (never used) */
+    snprintf(c->psk, sizeof c->psk, "%s", c->user_psk[0].path);
+  int rc = ike_check(c, path, ps->first_line);
+  if (rc) return rc;
+  cfg->pool = malloc(sizeof *cfg->pool);
+  if (!cfg->pool) return cli_usage("%s: out of memory", path);
+  *cfg->pool = *c;
+  snprintf(cfg->pool_name, sizeof cfg->pool_name, "%s", ps->name);
+  cfg->pool_line = ps->line;
+  cfg->pool_net = c->pool_net;
+  memcpy(cfg->dns, c->dns, sizeof cfg->dns);
+  cfg->n_dns = c->n_dns;
+  memcpy(cfg->ids, c->ids, sizeof cfg->ids);
+  cfg->n_ids = c->n_ids;
+  memcpy(cfg->user_psk, c->user_psk, sizeof cfg->user_psk);
+  cfg->n_user_psk = c->n_user_psk;
+  memcpy(cfg->user_addr, c->user_addr, sizeof cfg->user_addr);
+  cfg->n_user_addr = c->n_user_addr;
+  ps->line = 0;
+  return 0;
+}
+
+/* The open section, checked, appended to cfg->peers (a [pool]: cfg->pool). */
 static int peer_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
   if (!ps->line) return 0;
+  if (ps->kind == SECT_POOL) return pool_close(cfg, ps, path);
   struct tunnel_config *c = &ps->sect;
   for (size_t i = 0; i < NSETTINGS; i++)
     if (is_peer_setting(settings[i].name) && !ps->first_line[i])
@@ -570,24 +769,31 @@ static int peer_close(struct tunnel_config *cfg, struct peer_section *ps, const 
   return 0;
 }
 
-/* A [peer NAME] header at `at`: the section before closed, this one opened. */
+/* A [peer NAME] or [pool NAME] header at `at`: the section before
+ * closed, this one opened. */
 static int peer_open(struct tunnel_config *cfg, struct peer_section *ps, const struct cfg_at *at,
                      const char *s) {
   char name[TUNNEL_PEER_NAME_MAX];
-  if (peer_header(s, name))
-    return cli_usage("%s:%u: expected [peer NAME] (NAME: letters, digits, '-', '_' and '.', "
-                     "at most %d, not starting with '.')",
+  const int kind = section_header(s, "pool", name) ? SECT_PEER : SECT_POOL;
+  if (kind == SECT_PEER && section_header(s, "peer", name))
+    return cli_usage("%s:%u: expected [peer NAME] or [pool NAME] (NAME: letters, digits, '-', "
+                     "'_' and '.', at most %d, not starting with '.')",
                      at->path, at->line, TUNNEL_PEER_NAME_MAX - 1);
   int rc = peer_close(cfg, ps, at->path);
   if (rc) return rc;
-  for (size_t i = 0; i < cfg->npeers; i++)
+  if (kind == SECT_POOL && cfg->pool)
+    return cli_usage("%s:%u: [pool %s]: one [pool] section per gateway (the first: [pool %s] "
+                     "on line %u)",
+                     at->path, at->line, name, cfg->pool_name, cfg->pool_line);
+  for (size_t i = 0; kind == SECT_PEER && i < cfg->npeers; i++)
     if (!strcmp(cfg->peers[i].name, name))
       return cli_usage("%s:%u: [peer %s] given twice (first on line %u)", at->path, at->line,
                        name, cfg->peers[i].line);
-  memset(&ps->sect, 0, sizeof ps->sect);
+  config_defaults(&ps->sect, cfg->path);
   memset(ps->first_line, 0, sizeof ps->first_line);
   memcpy(ps->name, name, sizeof name);
   ps->line = at->line;
+  ps->kind = kind;
   return 0;
 }
 
@@ -617,8 +823,8 @@ static int config_lines(FILE *f, struct tunnel_config *cfg, const char *path, un
     char *s = trim(line);
     if (!*s) continue;
     if (*s == '[') rc = peer_open(cfg, ps, &at, s);
-    else if (ps->line) rc = config_line(&ps->sect, &at, s, ps->first_line, 1);
-    else rc = config_line(cfg, &at, s, first_line, 0);
+    else if (ps->line) rc = config_line(&ps->sect, &at, s, ps->first_line, ps->kind);
+    else rc = config_line(cfg, &at, s, first_line, SECT_TOP);
   }
   if (!rc && ferror(f)) rc = cli_usage("%s: read error", path);
   if (!rc) rc = peer_close(cfg, ps, path);
@@ -709,9 +915,49 @@ static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned
 static int gateway_check(const struct tunnel_config *cfg, const char *path,
                          const unsigned *first_line) {
   if (cfg->keying != TUNNEL_KEYING_STATIC)
-    return cli_usage("%s:%u: [peer] sections are for keying = static (a gateway of IKEv2 "
-                     "peers is not there yet)",
-                     path, cfg->peers[0].line);
+    return cli_usage("%s:%u: [peer] and [pool] sections are for a gateway, whose top level is "
+                     "keying = static (its IKEv2 users go in a [pool NAME] section)",
+                     path, cfg->npeers ? cfg->peers[0].line : cfg->pool_line);
+  if (cfg->pool) {
+    /* its users' IKE on the data port (behind the non-ESP marker), the
+     * gateway's addresses and device */
+    struct tunnel_config *p = cfg->pool;
+    const struct sockaddr_in *l4 = (const struct sockaddr_in *)&cfg->local;
+    if (cfg->local.ss_family != AF_INET)
+      return cli_usage("%s:%u: [pool %s]: remote users need an IPv4 local address", path,
+                       cfg->pool_line, cfg->pool_name);
+    p->ike_port = ntohs(l4->sin_port);
+    p->insecure_key_file = cfg->insecure_key_file;
+    p->limit = cfg->limit;
+    for (size_t j = 0; j < cfg->n_user_addr; j++) {
+      const struct tunnel_user_addr *a = &cfg->user_addr[j];
+      struct tunnel_prefix one = {.family = 4, .len = 32};
+      memcpy(one.addr, a->ip, 4);
+      char ip[INET_ADDRSTRLEN], pb[64];
+      inet_ntop(AF_INET, a->ip, ip, sizeof ip);
+      if (tunnel_prefix_overlap(&cfg->pool_net, &one))
+        return cli_usage("%s:%u: [pool %s]: address %s is in the pool (a fixed address is "
+                         "outside it: the pool hands out its own)",
+                         path, a->line, cfg->pool_name, ip);
+      for (size_t i = 0; i < cfg->npeers; i++)
+        for (size_t k = 0; k < cfg->peers[i].nts; k++)
+          if (tunnel_prefix_overlap(&one, &cfg->peers[i].ts[k])) {
+            tunnel_prefix_format(&cfg->peers[i].ts[k], pb, sizeof pb);
+            return cli_usage("%s:%u: [pool %s]: address %s is in peer %s's remote_ts %s",
+                             path, a->line, cfg->pool_name, ip, cfg->peers[i].name, pb);
+          }
+    }
+    for (size_t i = 0; i < cfg->npeers; i++)
+      for (size_t k = 0; k < cfg->peers[i].nts; k++)
+        if (tunnel_prefix_overlap(&cfg->pool_net, &cfg->peers[i].ts[k])) {
+          char pa[64], pb[64];
+          tunnel_prefix_format(&cfg->pool_net, pa, sizeof pa);
+          tunnel_prefix_format(&cfg->peers[i].ts[k], pb, sizeof pb);
+          return cli_usage("%s:%u: [pool %s]: pool %s overlaps peer %s's remote_ts %s (each "
+                           "inner address is one peer's)",
+                           path, cfg->pool_line, cfg->pool_name, pa, cfg->peers[i].name, pb);
+        }
+  }
   for (size_t i = 0; i < NSETTINGS; i++)
     if (first_line[i] && is_peer_setting(settings[i].name))
       return cli_usage("%s:%u: %s is a setting of a [peer] section (this config has them: a "
@@ -749,7 +995,7 @@ static int gateway_check(const struct tunnel_config *cfg, const char *path,
 /* What the settings must say together, and the defaults that follow from
  * them. */
 static int config_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line) {
-  const int ike = cfg->keying == TUNNEL_KEYING_IKEV2, gw = cfg->npeers > 0;
+  const int ike = cfg->keying == TUNNEL_KEYING_IKEV2, gw = cfg->npeers > 0 || cfg->pool;
   int rc = mixed_keying(cfg, path, first_line);
   if (!rc && gw) rc = gateway_check(cfg, path, first_line);
   if (rc) return rc;
@@ -782,14 +1028,7 @@ static int config_check(struct tunnel_config *cfg, const char *path, const unsig
 }
 
 int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
-  memset(cfg, 0, sizeof *cfg);
-  cfg->rekey_seconds = TUNNEL_REKEY_SECONDS; /* 0 written: never */
-  cfg->dpd_seconds = TUNNEL_DPD_SECONDS;
-  cfg->nat_keepalive_seconds = TUNNEL_NAT_KEEPALIVE_SECONDS;
-  cfg->fragmentation = 1;
-  cfg->fragment_size = TUNNEL_FRAGMENT_SIZE;
-  snprintf(cfg->path, sizeof cfg->path, "%s", path);
-  cfg->mtu = 1400;
+  config_defaults(cfg, path);
   struct stat st;
   int fd = tunnel_open_regular(path, &st);
   FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
@@ -806,6 +1045,8 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
 }
 
 void tunnel_config_free(struct tunnel_config *cfg) {
+  free(cfg->pool);
+  cfg->pool = NULL;
   free(cfg->peers);
   cfg->peers = NULL;
   cfg->npeers = 0;

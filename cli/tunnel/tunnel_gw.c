@@ -1,4 +1,5 @@
-/* gostx tunnel as a gateway of many static peers (tunnel_gw.h). */
+/* gostx tunnel as a gateway of many peers, static ones and a [pool]'s
+ * remote users (tunnel_gw.h). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -15,27 +16,83 @@ static int by_spi_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The table of the peers' remote_ts (cfg's), each prefix valued by its
- * peer's index; NULL after a line. */
-static struct tunnel_routes *routes_of(const struct tunnel_config *cfg) {
-  size_t n = 0;
-  for (size_t i = 0; i < cfg->npeers; i++) n += cfg->peers[i].nts;
+#define TUNNEL_GW_USERS_MAX 1024 /* a [pool]'s users at once (its slots) */
+
+static void tab_free(struct tunnel_gw_tab *tab) {
+  if (!tab) return;
+  tunnel_routes_free(tab->routes);
+  free(tab->by_spi);
+  free(tab->out);
+  free(tab->to);
+  free(tab);
+}
+
+/* The tables of the static peers' remote_ts (cfg's: a reload's new ones)
+ * and SAs, and the users' slots (under gw->lock): each prefix valued by
+ * its peer's index, each user with an address by its /32. NULL after a
+ * line. */
+static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tunnel_config *cfg) {
+  const struct tunnel_gw *gw = t->gw;
+  size_t n = 0, nspi = gw->npeers;
+  for (size_t i = 0; i < gw->npeers; i++) n += cfg->peers[i].nts;
+  for (size_t u = 0; u < gw->nusers; u++) {
+    n += gw->users[u].has_ip;
+    for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) nspi += gw->users[u].in[k] != NULL;
+  }
   struct tunnel_prefix *p = malloc((n ? n : 1) * sizeof *p);
   uint32_t *v = malloc((n ? n : 1) * sizeof *v);
-  struct tunnel_routes *r = NULL;
-  if (p && v) {
+  struct tunnel_gw_tab *tab = calloc(1, sizeof *tab);
+  if (tab) {
+    tab->by_spi = calloc(nspi ? nspi : 1, sizeof *tab->by_spi);
+    tab->out = calloc(gw->nusers ? gw->nusers : 1, sizeof *tab->out);
+    tab->to = calloc(gw->nusers ? gw->nusers : 1, sizeof *tab->to);
+  }
+  if (p && v && tab && tab->by_spi && tab->out && tab->to) {
     size_t k = 0;
-    for (size_t i = 0; i < cfg->npeers; i++)
+    for (size_t i = 0; i < gw->npeers; i++) {
       for (size_t j = 0; j < cfg->peers[i].nts; j++, k++) {
         p[k] = cfg->peers[i].ts[j];
         v[k] = (uint32_t)i;
       }
-    r = tunnel_routes_build(p, v, n);
+      tab->by_spi[tab->nspi++] = (struct tunnel_peer_spi){
+          cfg->peers[i].spi_in, (uint32_t)i, atomic_load(&gw->peers[i].sf.st_in)};
+    }
+    for (size_t u = 0; u < gw->nusers; u++) {
+      const struct tunnel_gw_user *us = &gw->users[u];
+      const uint32_t idx = (uint32_t)(gw->npeers + u);
+      if (us->has_ip) {
+        p[k] = (struct tunnel_prefix){.family = 4, .len = 32};
+        memcpy(p[k].addr, us->ip, 4);
+        v[k++] = idx;
+      }
+      for (int j = 0; j < TUNNEL_SA_IN_MAX; j++)
+        if (us->in[j])
+          tab->by_spi[tab->nspi++] = (struct tunnel_peer_spi){us->in[j]->esp.spi, idx, us->in[j]};
+      tab->out[u] = us->out;
+      tab->to[u] = us->to;
+    }
+    qsort(tab->by_spi, tab->nspi, sizeof *tab->by_spi, by_spi_cmp);
+    tab->routes = tunnel_routes_build(p, v, n);
   }
   free(p);
   free(v);
-  if (!r) cli_err("tunnel: out of memory (the gateway's routes)");
-  return r;
+  if (!tab || !tab->routes) {
+    tab_free(tab);
+    cli_err("tunnel: out of memory (the gateway's routes)");
+    return NULL;
+  }
+  return tab;
+}
+
+/* The next tables in place (gw->lock held), the old ones freed once no
+ * worker holds them: 0, or -1 (no memory: the old ones stay). */
+static int publish(struct tunnel *t, const struct tunnel_config *cfg) {
+  struct tunnel_gw_tab *tab = tab_build(t, cfg);
+  if (!tab) return -1;
+  struct tunnel_gw_tab *old = atomic_exchange(&t->gw->tab, tab);
+  tunnel_sa_grace(t);
+  tab_free(old);
+  return 0;
 }
 
 /* Peer p's SA pair from its key files, linked into its state. */
@@ -79,20 +136,31 @@ static int keys_shared(const struct tunnel *t) {
   return 0;
 }
 
+/* A [pool]'s user slots: its hosts (no network, no broadcast) and its
+ * address lines, at most TUNNEL_GW_USERS_MAX. */
+static size_t user_slots(const struct tunnel_config *cfg) {
+  if (!cfg->pool) return 0;
+  const size_t hosts = ((size_t)1 << (32 - cfg->pool_net.len)) - 2 + cfg->n_user_addr;
+  return hosts < TUNNEL_GW_USERS_MAX ? hosts : TUNNEL_GW_USERS_MAX;
+}
+
 int tunnel_gw_prepare(struct tunnel *t) {
-  const size_t n = t->cfg.npeers;
+  const size_t n = t->cfg.npeers, nu = user_slots(&t->cfg);
   struct tunnel_gw *gw = calloc(1, sizeof *gw);
+  const size_t bytes = ((n + nu) * sizeof *gw->peers + 63) / 64 * 64;
   if (gw) {
-    gw->peers = aligned_alloc(64, n * sizeof *gw->peers);
-    gw->by_spi = calloc(n, sizeof *gw->by_spi);
+    gw->peers = aligned_alloc(64, bytes ? bytes : 64);
+    gw->users = calloc(nu ? nu : 1, sizeof *gw->users);
   }
-  if (!gw || !gw->peers || !gw->by_spi) {
-    if (gw) free(gw->peers), free(gw->by_spi);
+  if (!gw || !gw->peers || !gw->users) {
+    if (gw) free(gw->peers), free(gw->users);
     free(gw);
     cli_err("tunnel: out of memory");
     return CLI_EXIT_FAIL;
   }
-  memset(gw->peers, 0, n * sizeof *gw->peers);
+  memset(gw->peers, 0, (n + nu) * sizeof *gw->peers);
+  pthread_mutex_init(&gw->lock, NULL);
+  gw->nusers = nu;
   t->gw = gw;
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
@@ -101,14 +169,12 @@ int tunnel_gw_prepare(struct tunnel *t) {
     snprintf(p->sf.path, sizeof p->sf.path, "%s.peer.%s", t->cfg.state, p->cfg->name);
     pthread_mutex_init(&p->sf.lock, NULL);
     gw->npeers++;
-    gw->by_spi[i] = (struct tunnel_peer_spi){p->cfg->spi_in, (uint32_t)i};
     rc = peer_sas(t, p);
   }
   if (!rc) rc = keys_shared(t);
-  qsort(gw->by_spi, n, sizeof *gw->by_spi, by_spi_cmp);
-  struct tunnel_routes *r = rc ? NULL : routes_of(&t->cfg);
-  if (!rc && !r) rc = CLI_EXIT_FAIL;
-  atomic_store(&gw->routes, r);
+  struct tunnel_gw_tab *tab = rc ? NULL : tab_build(t, &t->cfg);
+  if (!rc && !tab) rc = CLI_EXIT_FAIL;
+  atomic_store(&gw->tab, tab);
   return rc;
 }
 
@@ -120,10 +186,15 @@ void tunnel_gw_free(struct tunnel *t) {
     tunnel_sa_free(gw->peers[i].sf.st_in);
     pthread_mutex_destroy(&gw->peers[i].sf.lock);
   }
+  for (size_t u = 0; u < gw->nusers; u++) {
+    tunnel_sa_free(gw->users[u].out);
+    for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) tunnel_sa_free(gw->users[u].in[k]);
+  }
   gostx_memzero(gw->peers, gw->npeers * sizeof *gw->peers); /* fingerprints */
   free(gw->peers);
-  free(gw->by_spi);
-  tunnel_routes_free(atomic_load(&gw->routes));
+  free(gw->users);
+  tab_free(atomic_load(&gw->tab));
+  pthread_mutex_destroy(&gw->lock);
   free(gw);
   t->gw = NULL;
 }
@@ -146,7 +217,8 @@ void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsig
   uint32_t peer[TUNNEL_BURST];
   unsigned k = 0;
   tunnel_sa_enter(w);
-  const struct tunnel_routes *r = atomic_load(&gw->routes);
+  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab);
+  const struct tunnel_routes *r = tab->routes;
   /* each packet's peer; the ones of none dropped (the burst compacted) */
   for (unsigned i = 0; i < n; i++) {
     const uint8_t *dst = NULL;
@@ -177,40 +249,53 @@ void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsig
   for (unsigned i = 0, j; i < k; i = j) {
     for (j = i + 1; j < k && peer[j] == peer[i]; j++) {}
     struct tunnel_peer *p = &gw->peers[peer[i]];
+    struct tunnel_sa *sa = p->sf.st_out;
+    const struct sockaddr_storage *to = p->cfg ? &p->cfg->peer : NULL;
+    socklen_t to_len = p->cfg ? p->cfg->peer_len : sizeof(struct sockaddr_in);
+    if (peer[i] >= gw->npeers) { /* a remote user's (its SAs from IKE) */
+      sa = tab->out[peer[i] - gw->npeers];
+      to = &tab->to[peer[i] - gw->npeers];
+    }
+    if (!sa) { /* a user between its Child SAs: nothing to seal with */
+      TUNNEL_ADD(w->c.tx_noroute, j - i);
+      continue;
+    }
     unsigned got, ok = 0;
     uint64_t bytes = 0;
-    TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal_under(w, p->sf.st_out, &p->sf, b + i, j - i));
+    TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal_under(w, sa, &p->sf, b + i, j - i));
     for (unsigned x = i; x < i + got; x++)
       if (!b[x].status) ok++, bytes += b[x].len;
     TUNNEL_ADD(p->tx_packets, ok);
     TUNNEL_ADD(p->tx_bytes, bytes);
-    tunnel_send_sealed(w, b + i, j - i, got, &p->cfg->peer, p->cfg->peer_len);
+    tunnel_send_sealed(w, b + i, j - i, got, to, to_len);
   }
   tunnel_sa_leave(w);
 }
 
-static struct tunnel_peer *peer_by_spi(struct tunnel_gw *gw, uint32_t spi) {
-  size_t lo = 0, hi = gw->npeers;
+static const struct tunnel_peer_spi *spi_find(const struct tunnel_gw_tab *tab, uint32_t spi) {
+  size_t lo = 0, hi = tab->nspi;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (gw->by_spi[mid].spi < spi) lo = mid + 1;
+    if (tab->by_spi[mid].spi < spi) lo = mid + 1;
     else hi = mid;
   }
-  return lo < gw->npeers && gw->by_spi[lo].spi == spi ? &gw->peers[gw->by_spi[lo].peer] : NULL;
+  return lo < tab->nspi && tab->by_spi[lo].spi == spi ? &tab->by_spi[lo] : NULL;
 }
 
 void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
   struct tunnel_gw *gw = w->t->gw;
   tunnel_sa_enter(w);
-  struct tunnel_peer *p = peer_by_spi(gw, tunnel_spi_of(b[0].in));
-  if (!p) {
+  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab);
+  const struct tunnel_peer_spi *e = spi_find(tab, tunnel_spi_of(b[0].in));
+  if (!e) {
     for (size_t i = 0; i < n; i++) b[i].status = GOSTX_EINVAL;
     tunnel_sa_leave(w);
     return;
   }
-  tunnel_sa_open_under(w, p->sf.st_in, &p->sf, b, n);
-  const struct tunnel_routes *r = atomic_load(&gw->routes);
-  const uint32_t me = (uint32_t)(p - gw->peers);
+  struct tunnel_peer *p = &gw->peers[e->peer];
+  tunnel_sa_open_under(w, e->sa, &p->sf, b, n);
+  const struct tunnel_routes *r = tab->routes;
+  const uint32_t me = e->peer;
   uint64_t packets = 0, bytes = 0, replay = 0, auth = 0, selector = 0;
   for (size_t i = 0; i < n; i++) {
     const uint8_t *src;
@@ -255,7 +340,9 @@ void tunnel_gw_reload(struct tunnel *t) {
   if (tunnel_config_read(t->cfg.path, &next)) return;
   struct tunnel_config a = t->cfg, b = next;
   a.peers = b.peers = NULL;
-  int same = a.npeers == b.npeers && !memcmp(&a, &b, sizeof a);
+  a.pool = b.pool = NULL;
+  int same = a.npeers == b.npeers && !memcmp(&a, &b, sizeof a) && !t->cfg.pool == !next.pool &&
+             (!next.pool || !memcmp(t->cfg.pool, next.pool, sizeof *next.pool));
   for (size_t i = 0; same && i < next.npeers; i++)
     same = same_peer(&t->cfg.peers[i], &next.peers[i]);
   if (!same) {
@@ -265,12 +352,9 @@ void tunnel_gw_reload(struct tunnel *t) {
     tunnel_config_free(&next);
     return;
   }
-  struct tunnel_routes *r = routes_of(&next);
-  if (r) {
-    /* the new table whole, then the old one freed once no worker holds it */
-    struct tunnel_routes *old = atomic_exchange(&t->gw->routes, r);
-    tunnel_sa_grace(t);
-    tunnel_routes_free(old);
+  pthread_mutex_lock(&t->gw->lock);
+  /* the new table whole, then the old one freed once no worker holds it */
+  if (!publish(t, &next)) {
     for (size_t i = 0; i < next.npeers; i++) { /* for --status and the next reload */
       memcpy(t->cfg.peers[i].ts, next.peers[i].ts, sizeof next.peers[i].ts);
       t->cfg.peers[i].nts = next.peers[i].nts;
@@ -278,24 +362,174 @@ void tunnel_gw_reload(struct tunnel *t) {
     }
     fprintf(stderr, "gostx tunnel: reload: the routes of %zu peers anew\n", next.npeers);
   }
+  pthread_mutex_unlock(&t->gw->lock);
   tunnel_config_free(&next);
 }
 
+/* ---- the remote users (the IKE thread) ---- */
+
+/* Whether spi is an inbound SPI of the gateway's already (a static peer's
+ * or a user's: each user's manager draws its own at random). */
+static int spi_taken(const struct tunnel_gw *gw, uint32_t spi) {
+  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab); /* gw->lock held: no other writer */
+  for (size_t i = 0; i < tab->nspi; i++)
+    if (tab->by_spi[i].spi == spi) return 1;
+  return 0;
+}
+
+int tunnel_gw_user_add_in(struct tunnel *t, size_t u, struct tunnel_sa *sa) {
+  struct tunnel_gw *gw = t->gw;
+  pthread_mutex_lock(&gw->lock);
+  struct tunnel_gw_user *us = &gw->users[u];
+  int k = 0;
+  while (k < TUNNEL_SA_IN_MAX && us->in[k]) k++;
+  int rc = k < TUNNEL_SA_IN_MAX && !spi_taken(gw, sa->esp.spi) ? 0 : -1;
+  if (!rc) {
+    us->in[k] = sa;
+    if (publish(t, &t->cfg)) us->in[k] = NULL, rc = -1;
+  }
+  pthread_mutex_unlock(&gw->lock);
+  return rc;
+}
+
+void tunnel_gw_user_switch(struct tunnel *t, size_t u, struct tunnel_sa *out) {
+  struct tunnel_gw *gw = t->gw;
+  pthread_mutex_lock(&gw->lock);
+  struct tunnel_gw_user *us = &gw->users[u];
+  struct tunnel_sa *old = us->out;
+  us->out = out;
+  if (old && out) us->rekeys++;
+  if (publish(t, &t->cfg)) { /* no memory for the tables: the old SA stays reachable */
+    us->out = old;
+    old = out;
+  }
+  pthread_mutex_unlock(&gw->lock);
+  tunnel_sa_free(old);
+}
+
+int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi) {
+  struct tunnel_gw *gw = t->gw;
+  pthread_mutex_lock(&gw->lock);
+  struct tunnel_gw_user *us = &gw->users[u];
+  struct tunnel_sa *sa = NULL;
+  for (int k = 0; k < TUNNEL_SA_IN_MAX && !sa; k++)
+    if (us->in[k] && us->in[k]->esp.spi == spi) {
+      sa = us->in[k];
+      us->in[k] = NULL;
+      if (publish(t, &t->cfg)) us->in[k] = sa, sa = NULL;
+    }
+  pthread_mutex_unlock(&gw->lock);
+  tunnel_sa_free(sa);
+  return sa ? 0 : -1;
+}
+
+void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to) {
+  pthread_mutex_lock(&t->gw->lock);
+  struct tunnel_gw_user *us = &t->gw->users[u];
+  us->to = *to;
+  /* the tables anew only when the workers send to it (an IKE_SA_INIT's
+   * new slot waits for its first SA: a flood of them costs no grace) */
+  if (us->out) (void)publish(t, &t->cfg);
+  pthread_mutex_unlock(&t->gw->lock);
+}
+
+void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const char *id) {
+  pthread_mutex_lock(&t->gw->lock);
+  struct tunnel_gw_user *us = &t->gw->users[u];
+  us->used = 1;
+  us->has_ip = 1;
+  memcpy(us->ip, ip, 4);
+  snprintf(us->id, sizeof us->id, "%s", id);
+  (void)publish(t, &t->cfg);
+  pthread_mutex_unlock(&t->gw->lock);
+}
+
+void tunnel_gw_user_clear(struct tunnel *t, size_t u) {
+  struct tunnel_gw *gw = t->gw;
+  pthread_mutex_lock(&gw->lock);
+  struct tunnel_gw_user old = gw->users[u];
+  memset(&gw->users[u], 0, sizeof gw->users[u]);
+  if (publish(t, &t->cfg)) { /* still reachable: kept, unused */
+    memset(&old, 0, sizeof old);
+  }
+  struct tunnel_peer *p = &gw->peers[gw->npeers + u];
+  atomic_store(&p->tx_packets, 0), atomic_store(&p->tx_bytes, 0);
+  atomic_store(&p->rx_packets, 0), atomic_store(&p->rx_bytes, 0);
+  atomic_store(&p->rx_replay, 0), atomic_store(&p->rx_auth, 0);
+  atomic_store(&p->rx_selector, 0), atomic_store(&p->last_seen, 0);
+  pthread_mutex_unlock(&gw->lock);
+  tunnel_sa_free(old.out);
+  for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) tunnel_sa_free(old.in[k]);
+}
+
+static struct tunnel_sa *user_in(struct tunnel_gw_user *us, uint32_t spi) {
+  for (int k = 0; k < TUNNEL_SA_IN_MAX; k++)
+    if (us->in[k] && us->in[k]->esp.spi == spi) return us->in[k];
+  return NULL;
+}
+
+int tunnel_gw_user_in_accepted(struct tunnel *t, size_t u, uint32_t spi, uint64_t *n) {
+  const struct tunnel_sa *sa = user_in(&t->gw->users[u], spi); /* the IKE thread's own */
+  if (sa) *n = atomic_load(&sa->accepted);
+  return sa ? 0 : -1;
+}
+
+void tunnel_gw_user_usage(struct tunnel *t, size_t u, uint32_t spi_in, uint32_t spi_out,
+                          struct tunnel_sa_usage *us) {
+  struct tunnel_gw_user *g = &t->gw->users[u]; /* the IKE thread's own */
+  tunnel_sa_usage_of(user_in(g, spi_in), g->out, spi_out, us);
+}
+
+/* The counters of a peer's line, from tx_packets to last_seen. */
+static void peer_counters(struct tunnel_peer *p, FILE *f) {
+  fprintf(f,
+          " tx_packets %llu tx_bytes %llu rx_packets %llu rx_bytes %llu rx_replay %llu "
+          "rx_auth %llu rx_selector %llu last_seen %lld",
+          (unsigned long long)atomic_load(&p->tx_packets),
+          (unsigned long long)atomic_load(&p->tx_bytes),
+          (unsigned long long)atomic_load(&p->rx_packets),
+          (unsigned long long)atomic_load(&p->rx_bytes),
+          (unsigned long long)atomic_load(&p->rx_replay),
+          (unsigned long long)atomic_load(&p->rx_auth),
+          (unsigned long long)atomic_load(&p->rx_selector),
+          (long long)atomic_load(&p->last_seen));
+}
+
 void tunnel_gw_status(struct tunnel *t, FILE *f) {
+  if (t->gw && t->gw->nusers) { /* a [pool]'s: those connected, of its slots */
+    size_t n = 0;
+    pthread_mutex_lock(&t->gw->lock);
+    for (size_t u = 0; u < t->gw->nusers; u++) n += t->gw->users[u].used;
+    pthread_mutex_unlock(&t->gw->lock);
+    fprintf(f, "remote_users %zu\nremote_user_slots %zu\n", n, t->gw->nusers);
+  }
   for (size_t i = 0; t->gw && i < t->gw->npeers; i++) {
     struct tunnel_peer *p = &t->gw->peers[i];
-    fprintf(f,
-            "peer %s %s spi_out 0x%08x spi_in 0x%08x tx_packets %llu tx_bytes %llu "
-            "rx_packets %llu rx_bytes %llu rx_replay %llu rx_auth %llu rx_selector %llu "
-            "last_seen %lld\n",
-            p->cfg->name, p->cfg->peer_s, (unsigned)p->cfg->spi_out, (unsigned)p->cfg->spi_in,
-            (unsigned long long)atomic_load(&p->tx_packets),
-            (unsigned long long)atomic_load(&p->tx_bytes),
-            (unsigned long long)atomic_load(&p->rx_packets),
-            (unsigned long long)atomic_load(&p->rx_bytes),
-            (unsigned long long)atomic_load(&p->rx_replay),
-            (unsigned long long)atomic_load(&p->rx_auth),
-            (unsigned long long)atomic_load(&p->rx_selector),
-            (long long)atomic_load(&p->last_seen));
+    fprintf(f, "peer %s %s spi_out 0x%08x spi_in 0x%08x", p->cfg->name, p->cfg->peer_s,
+            (unsigned)p->cfg->spi_out, (unsigned)p->cfg->spi_in);
+    peer_counters(p, f);
+    fputc('\n', f);
+  }
+  for (size_t u = 0; t->gw && u < t->gw->nusers; u++) {
+    struct tunnel_gw *gw = t->gw;
+    pthread_mutex_lock(&gw->lock);
+    const struct tunnel_gw_user *us = &gw->users[u];
+    if (us->used && us->has_ip) {
+      char at[INET6_ADDRSTRLEN + 8] = "-", ip[INET_ADDRSTRLEN];
+      const struct sockaddr_in *to = (const struct sockaddr_in *)&us->to;
+      char a[INET_ADDRSTRLEN];
+      if (to->sin_family == AF_INET && inet_ntop(AF_INET, &to->sin_addr, a, sizeof a))
+        snprintf(at, sizeof at, "%s:%u", a, ntohs(to->sin_port));
+      inet_ntop(AF_INET, us->ip, ip, sizeof ip);
+      uint32_t spi_in = 0;
+      for (int k = 0; k < TUNNEL_SA_IN_MAX; k++)
+        if (us->in[k] && us->in[k]->esp.spi > spi_in) spi_in = us->in[k]->esp.spi;
+      fprintf(f, "peer %s.%zu %s keying ikev2 inner %s spi_out 0x%08x spi_in 0x%08x",
+              t->cfg.pool_name, u, at, ip, us->out ? (unsigned)us->out->esp.spi : 0u,
+              (unsigned)spi_in);
+      peer_counters(&gw->peers[gw->npeers + u], f);
+      fprintf(f, " rekeys %llu id %s\n", (unsigned long long)us->rekeys, us->id);
+    }
+    pthread_mutex_unlock(&gw->lock);
   }
 }

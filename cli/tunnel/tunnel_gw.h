@@ -6,12 +6,17 @@
  * that peer's prefixes. What has no peer is dropped and counted, never sent
  * in clear.
  *
- * The workers reach the peers and the table without a lock, inside the
- * span of tunnel_sa_enter / tunnel_sa_leave: a new table (a reload) is
- * swapped in whole and the old one freed after tunnel_sa_grace. The peers
- * themselves are fixed while the gateway runs (adding and removing them,
- * and IKEv2 peers, are for later: they plug in as a new peers array
- * published the same way). */
+ * A [pool] section's remote users (IKEv2, ike/ike_gateway.c) take the
+ * slots after the static peers: their SAs, their outer address and their
+ * inner address (a /32 from the pool) come and go as IKE says.
+ *
+ * The workers reach the peers and the tables without a lock, inside the
+ * span of tunnel_sa_enter / tunnel_sa_leave: the tables (the routes, the
+ * SPI index, the users' outbound SAs and addresses) are built anew on
+ * every change (a reload, a user's Child SA added, switched, retired, its
+ * address moved), swapped in whole, and the old ones freed after
+ * tunnel_sa_grace, with the SAs they alone held. The static peers are
+ * fixed while the gateway runs. */
 #ifndef GOSTX_CLI_TUNNEL_GW_H
 #define GOSTX_CLI_TUNNEL_GW_H
 
@@ -29,14 +34,56 @@ struct tunnel_peer {
 
 struct tunnel_peer_spi {
   uint32_t spi, peer; /* an inbound SPI and its peer's index */
+  struct tunnel_sa *sa;
+};
+
+/* What the workers read, replaced whole: the routes, the inbound SPIs
+ * sorted, and per remote user its outbound SA (NULL: none) and address. */
+struct tunnel_gw_tab {
+  struct tunnel_routes *routes;
+  size_t nspi;
+  struct tunnel_peer_spi *by_spi;
+  struct tunnel_sa **out;        /* nusers */
+  struct sockaddr_storage *to;   /* nusers */
+};
+
+/* A remote user's slot (the IKE thread's, under gw->lock): what the next
+ * tables are built of. */
+struct tunnel_gw_user {
+  int used, has_ip;
+  uint8_t ip[4];
+  struct tunnel_sa *out;
+  struct tunnel_sa *in[TUNNEL_SA_IN_MAX];
+  struct sockaddr_storage to;
+  uint64_t rekeys; /* outbound switches after the first */
+  char id[256];    /* its ID as text (status) */
 };
 
 struct tunnel_gw {
-  size_t npeers;
+  size_t npeers; /* static */
+  size_t nusers; /* remote users' slots: peers[npeers + i] */
   struct tunnel_peer *peers;
-  struct tunnel_peer_spi *by_spi; /* npeers, sorted by spi */
-  _Atomic(struct tunnel_routes *) routes;
+  struct tunnel_gw_user *users;
+  pthread_mutex_t lock; /* the tables' writers: the IKE thread, SIGHUP */
+  _Atomic(struct tunnel_gw_tab *) tab;
 };
+
+/* The remote users' side (ike/ike_gateway.c calls them, one thread): user
+ * u's inbound SA linked (0, or -1: TUNNEL_SA_IN_MAX live, or its SPI an
+ * inbound SPI of the gateway's already; sa then the caller's), its outbound SA switched to (NULL: none; the one before
+ * freed), an inbound SA retired (-1: none of spi), its outer address, its
+ * inner address from the next table on; clear: all of it gone, its
+ * counters zeroed for the next user. */
+int tunnel_gw_user_add_in(struct tunnel *t, size_t u, struct tunnel_sa *sa);
+void tunnel_gw_user_switch(struct tunnel *t, size_t u, struct tunnel_sa *out);
+int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi);
+void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to);
+void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const char *id);
+void tunnel_gw_user_clear(struct tunnel *t, size_t u);
+/* The packets accepted under user u's inbound SA of spi: 0, or -1 (none). */
+int tunnel_gw_user_in_accepted(struct tunnel *t, size_t u, uint32_t spi, uint64_t *n);
+void tunnel_gw_user_usage(struct tunnel *t, size_t u, uint32_t spi_in, uint32_t spi_out,
+                          struct tunnel_sa_usage *us);
 
 /* t->gw from t->cfg.peers: each peer's SA pair from its key files, its
  * state file's path and fingerprints, the SPI index and the routes. 0, or
@@ -53,7 +100,9 @@ void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n);
  * peers become the new table. Anything else changed is refused (one line:
  * a restart takes it). */
 void tunnel_gw_reload(struct tunnel *t);
-/* One "peer NAME ADDRESS key value ..." line per peer into f. */
+/* One "peer NAME ADDRESS key value ..." line per peer into f (a remote
+ * user's: NAME the pool's and its slot, its ID last: "id TEXT"); with a
+ * [pool], "remote_users N" (connected) and "remote_user_slots N" first. */
 void tunnel_gw_status(struct tunnel *t, FILE *f);
 
 #endif

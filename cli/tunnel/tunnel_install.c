@@ -8,8 +8,9 @@
 #include "tunnel.h"
 #include "tunnel_sa.h"
 
-static struct tunnel_sa *child_sa(const struct tunnel *t, const struct gostx__ike_mgr_child *c,
-                                  enum tunnel_sa_dir dir) {
+struct tunnel_sa *tunnel_ike_child_sa(const struct tunnel *t,
+                                     const struct gostx__ike_mgr_child *c,
+                                     enum tunnel_sa_dir dir) {
   const int in = dir == TUNNEL_SA_IN;
   /* IKEv2's ENCR numbers are RFC 9227's transform ids */
   struct tunnel_sa_params p = {dir,
@@ -26,7 +27,8 @@ static struct tunnel_sa *child_sa(const struct tunnel *t, const struct gostx__ik
  * caller switches to it when the engine says so): NULL on failure. */
 struct tunnel_sa *tunnel_ike_add_child(struct tunnel *t,
                                        const struct gostx__ike_mgr_child *c) {
-  struct tunnel_sa *in = child_sa(t, c, TUNNEL_SA_IN), *out = child_sa(t, c, TUNNEL_SA_OUT);
+  struct tunnel_sa *in = tunnel_ike_child_sa(t, c, TUNNEL_SA_IN),
+                    *out = tunnel_ike_child_sa(t, c, TUNNEL_SA_OUT);
   if (in && out && !tunnel_sa_add_in(t, in)) return out; /* each call takes t->sa_lock */
   tunnel_sa_free(in);
   tunnel_sa_free(out);

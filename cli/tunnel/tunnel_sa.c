@@ -176,10 +176,15 @@ int tunnel_sa_in_accepted(struct tunnel *t, uint32_t spi, uint64_t *n) {
 
 void tunnel_sa_usage(struct tunnel *t, uint32_t spi_in, uint32_t spi_out,
                      struct tunnel_sa_usage *u) {
-  memset(u, 0, sizeof *u);
   pthread_mutex_lock(&t->sa_lock); /* none freed meanwhile */
   int i;
-  const struct tunnel_sa *in = in_lookup(t, spi_in, &i), *out = atomic_load(&t->sa_out);
+  tunnel_sa_usage_of(in_lookup(t, spi_in, &i), atomic_load(&t->sa_out), spi_out, u);
+  pthread_mutex_unlock(&t->sa_lock);
+}
+
+void tunnel_sa_usage_of(const struct tunnel_sa *in, const struct tunnel_sa *out,
+                        uint32_t spi_out, struct tunnel_sa_usage *u) {
+  memset(u, 0, sizeof *u);
   if (in) {
     u->has_in = 1;
     u->bytes_in = atomic_load(&in->bytes);
@@ -192,7 +197,6 @@ void tunnel_sa_usage(struct tunnel *t, uint32_t spi_in, uint32_t spi_out,
     u->packets_out = atomic_load(&out->seq_used);
     u->limit_out = out->esp.limit;
   }
-  pthread_mutex_unlock(&t->sa_lock);
 }
 
 void tunnel_sa_print(struct tunnel *t, FILE *f) {

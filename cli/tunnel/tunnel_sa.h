@@ -114,6 +114,9 @@ struct tunnel_sa_usage {
 };
 void tunnel_sa_usage(struct tunnel *t, uint32_t spi_in, uint32_t spi_out,
                      struct tunnel_sa_usage *u);
+/* The same of in (NULL: none) and out (counted when its SPI is spi_out). */
+void tunnel_sa_usage_of(const struct tunnel_sa *in, const struct tunnel_sa *out,
+                        uint32_t spi_out, struct tunnel_sa_usage *u);
 /* "sa_out SPI" and "sa_in SPI..." lines (the live SAs, hex) into f. */
 void tunnel_sa_print(struct tunnel *t, FILE *f);
 /* At the end (workers stopped): every SA wiped and freed. */

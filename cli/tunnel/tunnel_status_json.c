@@ -2,7 +2,8 @@
  * (docs/TUNNEL.md, "Counters"). Each "KEY VALUE..." line is a member:
  * one decimal number a number, several a list of numbers, anything else
  * the text of the rest; the gateway's "peer NAME ADDRESS KEY VALUE..."
- * lines are the objects of "peers", their values numbers where decimal. */
+ * lines are the objects of "peers", their values numbers where decimal (a
+ * remote user's "id", last, the text of the rest). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,11 @@ static void peer_object(FILE *out, char **w, size_t n) {
     fputs(", ", out);
     json_text(out, w[i]);
     fputs(": ", out);
+    if (!strcmp(w[i], "id")) { /* a remote user's ID, last: the rest of the line (a DN's spaces) */
+      for (size_t j = i + 1; j + 1 < n; j++) w[j][strlen(w[j])] = ' ';
+      json_text(out, w[i + 1]);
+      break;
+    }
     json_value(out, w[i + 1]);
   }
   fputc('}', out);

@@ -90,7 +90,7 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   const int marker = len >= 4 && !(pkt[0] | pkt[1] | pkt[2] | pkt[3]);
   /* an IKE header at least; IKE_AUTH with certificates may be longer than
    * a packet slot (the receive buffers are larger with IKE) */
-  if (marker && !cut && len >= 4 + 28 && w->t->ike && w->t->ike_pair[1] >= 0) {
+  if (marker && !cut && len >= 4 + 28 && w->t->ike_pair[1] >= 0) { /* IKE runs */
     to_ike(w, pkt, len, from);
     return 0;
   }

@@ -6,8 +6,9 @@
  * ENCR_*_MGM_KTREE. cp.c (the Configuration payload), pool.c (inner
  * addresses) and ts.c (traffic selector narrowing) are the foundations of
  * a many-peer gateway (issue 81): the engine carries CP in IKE_AUTH
- * (engine.h: cp_request, cp_assign); pool.c and ts.c are not used by the
- * engine or the tunnel daemon yet. Internal: nothing here is exported yet. */
+ * (engine.h: cp_request, cp_assign); pool.c gives a gateway's remote users
+ * their addresses (through mgr_pool.c); ts.c is not used by the engine or
+ * the tunnel daemon yet. Internal: nothing here is exported yet. */
 #ifndef GOSTX_IKE_H
 #define GOSTX_IKE_H
 

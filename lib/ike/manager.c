@@ -44,6 +44,41 @@ _Static_assert((int)GOSTX_IKE_MGR_REVOCATION_OFF == (int)GOSTX_IKE_REVOCATION_OF
                    (int)GOSTX_IKE_MGR_REVOCATION_REQUIRE == (int)GOSTX_IKE_REVOCATION_REQUIRE,
                "the manager's revocation policies are lib/ike's");
 
+/* A remote user's IDi against the patterns: the responders' conf (peer_id
+ * NULL: the ID stands as matched), or NULL, said. */
+static const gostx_ike_conf *pick_peer(void *ctx, uint8_t type, const uint8_t *id, size_t len) {
+  gostx__ike_mgr *k = ctx;
+  const uint8_t *psk;
+  size_t psk_len;
+  /* named from now on by the ID it gives (checked or refused below) */
+  k->set.peer_id_text = gostx__ike_mgr_id_text(type, id, len, k->peer_id_seen,
+                                               sizeof k->peer_id_seen);
+  if (k->set.peer_psk && !k->set.peer_psk(k->set.assign_ctx, type, id, len, &psk, &psk_len)) {
+    k->cf_psk.psk = psk; /* this manager's users are one source's: one IKE_AUTH at a time */
+    k->cf_psk.psk_len = psk_len;
+    return &k->cf_psk;
+  }
+  for (size_t i = 0; i < k->set.n_peer_patterns; i++)
+    if (gostx__ike_id_match(k->set.peer_patterns[i], type, id, len)) return &k->cf_r;
+  say("IKE_AUTH from %s refused: its ID %s matches no remote_id pattern%s", k->set.peer_text,
+      k->peer_id_seen, k->set.peer_psk ? " and has no PSK" : "");
+  return NULL;
+}
+
+/* A remote user's CFG_REQUEST: the caller's address and DNS servers in the reply. */
+static int cp_assign(void *ctx, uint8_t type, const uint8_t *id, size_t len,
+                     const gostx_ike_cp *req, gostx_ike_cp *reply) {
+  gostx__ike_mgr *k = ctx;
+  uint8_t ip[4], dns[2][4];
+  size_t n_dns = 0;
+  (void)req; /* an address it asks for is not granted: the pool decides */
+  if (k->set.assign(k->set.assign_ctx, type, id, len, ip, dns, &n_dns)) return GOSTX_ELEN;
+  int rc = gostx__ike_cp_add(reply, GOSTX_IKE_CA_INTERNAL_IP4_ADDRESS, ip, 4);
+  for (size_t i = 0; !rc && i < n_dns && i < 2; i++)
+    rc = gostx__ike_cp_add(reply, GOSTX_IKE_CA_INTERNAL_IP4_DNS, dns[i], 4);
+  return rc;
+}
+
 /* The engine's confs of the settings: ours as initiator, the responders' */
 static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   gostx_ike_conf *c = &k->cf_i;
@@ -76,6 +111,12 @@ static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   ts_all(&c->tsi);
   ts_all(&c->tsr);
   k->cf_r.role = GOSTX_IKE_RESPONDER; /* no selectors of its own: the initiator's */
+  c->cp_request = cfg->cp_request;
+  k->cf_r.ctx = k;
+  k->cf_r.pick = cfg->n_peer_patterns || cfg->peer_psk ? pick_peer : NULL;
+  k->cf_r.cp_assign = cfg->assign ? cp_assign : NULL;
+  k->cf_psk = k->cf_r;
+  k->cf_psk.auth = GOSTX_IKE_AUTH_PSK;
 }
 
 static void drop_slot(struct gostx__ike_slot *s) {

@@ -88,6 +88,25 @@ typedef struct gostx__ike_mgr_settings {
    * per source); the installed SA and its ESP still go to `peer` */
   int any_source;
   int encap;    /* IKE on the data port from IKE_AUTH on, NAT or not */
+  /* A gateway's remote users (issue 81), as responder: with peer_id NULL,
+   * the IDi must match one of these patterns (gostx__ike_mgr_id_match);
+   * one that matches none is refused (AUTHENTICATION_FAILED), its ID said.
+   * From IKE_AUTH on the log lines name the peer by the ID it gave. */
+  const char *const *peer_patterns;
+  size_t n_peer_patterns;
+  /* responder: the peer's CFG_REQUEST (RFC 7296 3.15) answered with an
+   * inner IPv4 address and at most two DNS servers for its ID (as
+   * authenticated): 0, or -1 (none: INTERNAL_ADDRESS_FAILURE). Its TSi is
+   * narrowed to that address. NULL: a CFG_REQUEST is ignored. */
+  int (*assign)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len, uint8_t ip[4],
+                uint8_t dns[2][4], size_t *n_dns);
+  /* responder: a remote user's own PSK, by its IDi exactly (before the
+   * patterns: such an ID authenticates by that PSK both ways): 0 with *psk
+   * set (the caller's memory), or -1 (none: the patterns decide). */
+  int (*peer_psk)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len, const uint8_t **psk,
+                  size_t *psk_len);
+  void *assign_ctx; /* assign's and peer_psk's */
+  int cp_request; /* initiator: an inner address asked of the peer (CFG_REQUEST) */
   /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
    * liveness check's interval, the keepalives' behind a NAT; 0: never */
   uint64_t rekey_seconds, rekey_bytes, ike_rekey_seconds, dpd_seconds, nat_keepalive_seconds;
@@ -160,6 +179,10 @@ typedef struct gostx__ike_mgr_shown {
   uint8_t nat_local, nat_peer;
   gostx__ike_mgr_addr remote; /* where the peer's IKE is (a NAT's mapping) */
   int encap;                  /* IKE on the data port */
+  /* the inner address the responder gave by CP (ours as initiator, the
+   * peer's as responder); inner_ip_len 0: none */
+  uint8_t inner_ip[4];
+  uint8_t inner_ip_len;
 } gostx__ike_mgr_shown;
 
 typedef struct gostx__ike_mgr gostx__ike_mgr;
@@ -208,5 +231,25 @@ const char *gostx__ike_mgr_group_name(uint16_t group);
 const char *gostx__ike_mgr_addr_text(const gostx__ike_mgr_addr *a, char out[56]);
 /* an IKE SPI in hex */
 void gostx__ike_mgr_spi_hex(const uint8_t spi[8], char out[17]);
+/* An ID (its type and data as IKE_AUTH carries them) as text: an address,
+ * a name, a DN as "C=RU, O=Org, CN=name"; unprintable octets as '?'. */
+const char *gostx__ike_mgr_id_text(uint8_t type, const uint8_t *id, size_t len, char *out,
+                                   size_t cap);
+/* Whether the ID matches a remote-access pattern (lib/ike/ike.h,
+ * gostx__ike_id_match: "*.branch.example.ru", "CN=*.branch.example.ru"). */
+int gostx__ike_mgr_id_match(const char *pattern, uint8_t type, const uint8_t *id, size_t len);
+/* A gateway's inner address pool (lib/ike/pool.c): the hosts of an IPv4
+ * net/prefix (at most 30) or an IPv6 one (64 to 127), at most cap leased
+ * at once (0: all); an identity keeps its address while it holds it and
+ * gets it back when it returns soon. NULL: a bad prefix, or no memory. */
+typedef struct gostx__ike_mgr_pool gostx__ike_mgr_pool;
+gostx__ike_mgr_pool *gostx__ike_mgr_pool_new(const uint8_t *net, size_t alen, unsigned prefix,
+                                             size_t cap);
+void gostx__ike_mgr_pool_free(gostx__ike_mgr_pool *p);
+/* An address for the identity (any octets: its ID type and data) into out:
+ * 0, or -1 when the pool is exhausted. Release: 0, or -1 when it held none. */
+int gostx__ike_mgr_pool_lease(gostx__ike_mgr_pool *p, const uint8_t *id, size_t len,
+                              uint8_t *out);
+int gostx__ike_mgr_pool_release(gostx__ike_mgr_pool *p, const uint8_t *id, size_t len);
 
 #endif

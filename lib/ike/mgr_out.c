@@ -163,6 +163,10 @@ void gostx__ike_mgr_show(gostx__ike_mgr *k, int state, const gostx_ike_engine *e
   s->nat_peer = e->nat_peer;
   s->remote = k->sa_to.addr;
   s->encap = k->sa_to.encap;
+  if (e->inner_ip_len == 4) { /* an IKE SA rekey's engine keeps the address given before */
+    memcpy(s->inner_ip, e->inner_ip, 4);
+    s->inner_ip_len = 4;
+  }
 }
 
 void gostx__ike_mgr_shown_get(const gostx__ike_mgr *k, gostx__ike_mgr_shown *s) {

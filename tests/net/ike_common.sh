@@ -132,3 +132,17 @@ for _ in range(int(sys.argv[2])):
     s.sendto(os.urandom(8) + m[8:], ("10.231.0.2", 500))
     time.sleep(0.005)' "$1" "$2"
 }
+# pki NAME CURVE SUBJ ISSUER [VALIDITY...]: $T/NAME.key and $T/NAME.pem, a
+# key of CURVE and its certificate, self-signed (ISSUER self: a CA) or
+# issued by $T/ISSUER's (x509 -req's options; -days 2)
+pki() {
+  local validity=("${@:5}")
+  [ ${#validity[@]} = 0 ] && validity=(-days 2)
+  "$G" genpkey -c $2 -o "$T/$1.key" || return 1
+  if [ "$4" = self ]; then
+    "$G" req -x509 -ca -key "$T/$1.key" -subj "$3" -days 2 -out "$T/$1.pem"
+  else
+    "$G" req -new -key "$T/$1.key" -subj "$3" -out "$T/$1.csr" &&
+      "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" "${validity[@]}" -out "$T/$1.pem"
+  fi
+}

@@ -105,13 +105,13 @@ EOC
 }
 
 # tunnel_start SIDE NS: the tunnel of $T/SIDE.conf in the background
-# (--new-keys on its first start), logging to $T/SIDE.log, its pid in
+# (--new-keys on its first start with static keys), logging to $T/SIDE.log, its pid in
 # PID_SIDE (ip netns exec execs it: $! is the tunnel); returns once its "up"
 # line is out, 1 when it exits or is not up within 5 s
 tunnel_start() {
   local side=$1 ns=$2 n c new=
   n=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)
-  [ -e "$T/$side.state" ] || new=--new-keys
+  [ -e "$T/$side.state" ] || grep -q '^keying = ikev2' "$T/$side.conf" || new=--new-keys
   ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
   eval "PID_$side=$!"
   PIDS+=($!)

@@ -336,6 +336,49 @@ expect 2 "c.conf:4: expected \[peer NAME\]" "$(gw | sed 's|^\[peer a\]|[site a]|
 expect 2 "c.conf:19: bad remote_ts '10.2.0.1/16'" "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts = 10.2.0.1/16|')"
 expect 2 "c.conf:19: bad remote_ts ''" "$(gw | sed 's|^remote_ts = 10.2.0.0/16|remote_ts =|')"
 ARGS=--new-keys expect 2 "\[peer c\]: its key_in is the key of peer a's key_out" "$(gw | sed "s|^key_in = $T/gf|key_in = $T/ga|")"
-expect 2 "\[peer\] sections are for keying = static" "$(gw | sed '3a keying = ikev2')"
+expect 2 "\[peer\] and \[pool\] sections are for a gateway, whose top level is keying = static" \
+  "$(gw | sed '3a keying = ikev2')"
+# A gateway's remote users (docs/TUNNEL.md, "Remote users"): one [pool NAME]
+# section with its pool, patterns and certificate, beside the static peers
+# or alone. Refused: a pool that overlaps a peer's remote_ts, a second
+# [pool], a missing certificate, settings on the wrong side, bad values.
+pool() { # a [pool] section of the IKE PKI above
+  printf '%s\n' "[pool ${1:-users}]" "pool = ${POOL:-10.200.0.0/24}" "dns = 10.99.0.53, 10.99.0.54" \
+    "remote_id = CN=*.users.example.ru" "remote_id = *.users.example.ru" "cert = $T/ike.pem" \
+    "key = $T/ike.key" "key_pass = pass:sesame" "ca = $T/other.pem"
+}
+ARGS=--new-keys expect 0 '' "$(gw; pool)"
+expect 0 '' "$(gw | head -3; pool)"
+expect 2 "c.conf:28: \[pool users\]: pool 10.1.0.0/24 overlaps peer a's remote_ts 10.1.0.0/16" \
+  "$(gw; POOL=10.1.0.0/24 pool)"
+expect 2 "c.conf:37: \[pool more\]: one \[pool\] section per gateway (the first: \[pool users\] on line 28)" \
+  "$(gw; pool; pool more)"
+expect 2 "c.conf:28: \[pool users\]: missing setting 'cert'" "$(gw; pool | grep -v '^cert')"
+expect 2 "c.conf:4: pool is a setting of a \[pool NAME\] section" "$(gw | sed '3a pool = 10.200.0.0/24')"
+expect 2 "c.conf:29: tun is no setting of a \[pool\] section" "$(gw; pool | sed '1a tun = gxgw1')"
+expect 2 "c.conf:29: bad pool '10.200.0.0/31'" "$(gw; POOL=10.200.0.0/31 pool)"
+expect 2 "c.conf:30: bad dns '10.99.0.53, x'" "$(gw; pool | sed 's|^dns = .*|dns = 10.99.0.53, x|')"
+expect 2 "request_address is a setting of keying = ikev2" "$(base; echo 'request_address = yes')"
+# psk lines: users of a PSK each, by their ID exactly (alone: no certificate)
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
+chmod 600 "$T/kiosk.psk"
+psk_pool() { printf '%s\n' "[pool k]" "pool = 10.201.0.0/24" "psk = kiosk@example.ru $T/kiosk.psk" "$@"; }
+ARGS=--new-keys expect 0 '' "$(gw; psk_pool)"
+ARGS=--new-keys expect 0 '' "$(gw; pool; echo "psk = C=RU, O=Org, CN=kiosk $T/kiosk.psk")"
+expect 2 "c.conf:30: bad psk 'kiosk@example.ru'" "$(gw; psk_pool | sed 's|^psk = .*|psk = kiosk@example.ru|')"
+expect 2 "c.conf:31: bad psk 'kiosk@example.ru .*each ID once" "$(gw; psk_pool "psk = kiosk@example.ru $T/kiosk.psk")"
+expect 1 "nothing.psk: No such file" "$(gw; psk_pool | sed "s|$T/kiosk.psk|$T/nothing.psk|")"
+expect 2 "c.conf:28: \[pool k\]: no users: remote_id patterns (certificates) or psk lines" \
+  "$(gw; psk_pool | grep -v '^psk')"
+expect 2 "c.conf:28: \[pool k\]: missing setting 'cert' (its remote_id patterns are of certificates)" \
+  "$(gw; psk_pool 'remote_id = *.example.ru')"
+# address lines: a user's own inner address, outside the pool and the peers'
+ARGS=--new-keys expect 0 '' "$(gw; psk_pool 'address = kiosk@example.ru 10.202.0.9')"
+expect 2 "c.conf:31: bad address 'kiosk@example.ru 10.202.0'" "$(gw; psk_pool 'address = kiosk@example.ru 10.202.0')"
+expect 2 "c.conf:32: bad address 'x@example.ru 10.202.0.9'" \
+  "$(gw; psk_pool 'address = kiosk@example.ru 10.202.0.9' 'address = x@example.ru 10.202.0.9')"
+expect 2 "c.conf:31: \[pool k\]: address 10.201.0.9 is in the pool" "$(gw; psk_pool 'address = kiosk@example.ru 10.201.0.9')"
+expect 2 "c.conf:31: \[pool k\]: address 10.2.0.9 is in peer b's remote_ts 10.2.0.0/16" \
+  "$(gw; psk_pool 'address = kiosk@example.ru 10.2.0.9')"
 expect 2 "c.conf:10: remote_ts is a setting of a \[peer NAME\] section" "$(base; echo 'remote_ts = 10.0.0.0/8')"
 finish

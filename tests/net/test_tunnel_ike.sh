@@ -40,17 +40,6 @@ tunnel_test_begin gxi python3 timeout
 
 # The test PKI: a CA, a (256) and b (512) issued by it, a "b" of it that
 # expired in 2021 (xb), and a rogue CA of the same name with its own "b" (rb)
-pki() { # NAME CURVE SUBJ ISSUER [VALIDITY...] (x509 -req's options; -days 2)
-  local validity=("${@:5}")
-  [ ${#validity[@]} = 0 ] && validity=(-days 2)
-  "$G" genpkey -c $2 -o "$T/$1.key" || return 1
-  if [ "$4" = self ]; then
-    "$G" req -x509 -ca -key "$T/$1.key" -subj "$3" -days 2 -out "$T/$1.pem"
-  else
-    "$G" req -new -key "$T/$1.key" -subj "$3" -out "$T/$1.csr" &&
-      "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" "${validity[@]}" -out "$T/$1.pem"
-  fi
-}
 pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki a 256A "/C=RU/O=gostx test/CN=a" ca && pki b 512A "/C=RU/O=gostx test/CN=b" ca &&
   pki xb 512A "/C=RU/O=gostx test/CN=b" ca -not_before 20200101000000Z -not_after 20210101000000Z &&

@@ -9,6 +9,7 @@
  * log line per event, and the Child SAs into the tunnel's SA interface
  * (tunnel_install.c), make-before-break. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -22,10 +23,8 @@
 
 _Static_assert(TUNNEL_IKE_MSG_MAX == GOSTX_IKE_MGR_MSG_MAX, "the workers' IKE buffers");
 
-#define IKE_BYE_MS 1000 /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
+void ike_say(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   flockfile(stderr);
@@ -36,7 +35,7 @@ static void say(const char *fmt, ...) {
   va_end(ap);
 }
 
-static int64_t now_ms(void) {
+int64_t ike_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts); /* Unix time: certificates are checked at it */
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -44,7 +43,7 @@ static int64_t now_ms(void) {
 
 /* ---- the addresses ---- */
 
-static void to_ike_addr(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a) {
+void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a) {
   memset(a, 0, sizeof *a);
   if (ss->ss_family == AF_INET) {
     const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
@@ -59,7 +58,7 @@ static void to_ike_addr(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *
   }
 }
 
-static void with_port(struct sockaddr_storage *ss, unsigned port) {
+void ike_with_port(struct sockaddr_storage *ss, unsigned port) {
   if (ss->ss_family == AF_INET) ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
   else ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
 }
@@ -68,7 +67,7 @@ static void with_port(struct sockaddr_storage *ss, unsigned port) {
  * from IKE_SA_INIT on (as RFC 7296 2.23 lets an initiator start on 4500) */
 static int on_data_port(const struct tunnel_config *cfg) {
   gostx__ike_mgr_addr a;
-  to_ike_addr(&cfg->local, &a);
+  ike_addr_of(&cfg->local, &a);
   return a.port == cfg->ike_port;
 }
 
@@ -83,7 +82,7 @@ static void to_sockaddr(const struct tunnel_ike *k, const gostx__ike_mgr_addr *a
     memcpy(&((struct sockaddr_in *)ss)->sin_addr, a->ip, 4);
   else if (ss->ss_family == AF_INET6 && a->ip_len == 16)
     memcpy(&((struct sockaddr_in6 *)ss)->sin6_addr, a->ip, 16);
-  with_port(ss, a->port);
+  ike_with_port(ss, a->port);
 }
 
 /* ---- the data path (tunnel_install.c, tunnel_sa.c), as the manager calls it ---- */
@@ -132,11 +131,11 @@ static uint64_t dp_data_sent(void *t) {
  * ike_port and at the data port, the peer's) */
 static void make_confs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   struct sockaddr_storage bound = cfg->local;
-  with_port(&bound, cfg->ike_port);
+  ike_with_port(&bound, cfg->ike_port);
   ike_settings(k, cfg);
-  to_ike_addr(&bound, &k->set.local);
-  to_ike_addr(&cfg->local, &k->set.data_local);
-  to_ike_addr(&cfg->peer, &k->set.peer);
+  ike_addr_of(&bound, &k->set.local);
+  ike_addr_of(&cfg->local, &k->set.data_local);
+  ike_addr_of(&cfg->peer, &k->set.peer);
   k->set.on_data_port = on_data_port(cfg);
   if (k->mgr) gostx__ike_mgr_configure(k->mgr, &k->set);
 }
@@ -180,7 +179,7 @@ void tunnel_ike_free(struct tunnel *t) {
 static int open_socket(struct tunnel_ike *k) {
   const struct tunnel_config *cfg = &k->t->cfg;
   k->bound = cfg->local;
-  with_port(&k->bound, cfg->ike_port);
+  ike_with_port(&k->bound, cfg->ike_port);
   if (on_data_port(cfg)) return 0; /* no socket of its own (poll skips fd -1) */
   k->fd = socket(cfg->local.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (k->fd < 0 || bind(k->fd, (const struct sockaddr *)&k->bound, cfg->local_len) < 0) {
@@ -200,7 +199,7 @@ static void send_one(struct tunnel_ike *k, const gostx__ike_mgr_to *to, const ui
   struct iovec iov[2] = {{(void *)marker, 4}, {(void *)m, len}};
   struct msghdr h = {.msg_name = &ss, .msg_namelen = k->t->cfg.local_len,
                      .msg_iov = to->encap ? iov : iov + 1, .msg_iovlen = to->encap ? 2 : 1};
-  if (sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) say("send: %s", strerror(errno));
+  if (sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) ike_say("send: %s", strerror(errno));
 }
 
 /* What the manager asks, done in its order; then what --status shows */
@@ -209,20 +208,29 @@ static void drain_events(struct tunnel_ike *k) {
   while (gostx__ike_mgr_next(k->mgr, ev)) {
     struct sockaddr_storage ss;
     if (ev->type == GOSTX_IKE_MGR_LOG) {
-      say("%s", (const char *)ev->data);
+      ike_say("%s", (const char *)ev->data);
     } else if (ev->type == GOSTX_IKE_MGR_SEND) {
       send_one(k, &ev->to, ev->data, ev->len);
     } else if (ev->type == GOSTX_IKE_MGR_KEEPALIVE) {
       to_sockaddr(k, &ev->to.addr, &ss);
       if (sendto(k->data_fd, ev->data, ev->len, 0, (const struct sockaddr *)&ss,
                  k->t->cfg.local_len) < 0)
-        say("keepalive: %s", strerror(errno));
+        ike_say("keepalive: %s", strerror(errno));
     }
   }
   pthread_mutex_lock(&k->lock);
   gostx__ike_mgr_shown_get(k->mgr, &k->shown);
+  const gostx__ike_mgr_shown s = k->shown;
   pthread_mutex_unlock(&k->lock);
   if (gostx__ike_mgr_installed(k->mgr)) atomic_store(&k->installed, 1);
+  /* request_address = yes: the address the gateway gave, once (its
+   * changes too); the device's address is the admin's to set */
+  if (s.inner_ip_len == 4 && memcmp(k->inner_said, s.inner_ip, 4)) {
+    char a[INET_ADDRSTRLEN];
+    memcpy(k->inner_said, s.inner_ip, 4);
+    ike_say("the peer gave us the inner address %s (ike_inner_address in --status)",
+            inet_ntop(AF_INET, s.inner_ip, a, sizeof a) ? a : "?");
+  }
 }
 
 /* One datagram into k->in from the IKE socket, or from the workers (one
@@ -251,7 +259,7 @@ static void take_crls(struct tunnel_ike *k) {
   k->set.n_crls = next->n;
   gostx__ike_mgr_set_crls(k->mgr, next->c, next->n);
   ike_crls_free(old);
-  say("SIGHUP: %zu CRLs read again from the crl lines", next->n);
+  ike_say("SIGHUP: %zu CRLs read again from the crl lines", next->n);
 }
 
 void tunnel_ike_reload_crls(struct tunnel *t) {
@@ -276,7 +284,7 @@ static void receive(struct tunnel_ike *k, int fd, int64_t now) {
   memset(&from, 0, sizeof from);
   const ssize_t r = read_one(k, fd, &ss);
   if (r < 0) return;
-  to_ike_addr(&ss, &from.addr);
+  ike_addr_of(&ss, &from.addr);
   from.encap = fd != k->fd;
   take_crls(k);
   gostx__ike_mgr_input(k->mgr, k->in, (size_t)r, &from, now);
@@ -299,15 +307,15 @@ static void wait_receive(struct tunnel_ike *k, int ms) {
   struct pollfd p[2] = {{k->fd, POLLIN, 0}, {k->t->ike_pair[0], POLLIN, 0}};
   if (poll(p, 2, ms) <= 0) return;
   for (int i = 0; i < 2; i++)
-    if (p[i].revents & POLLIN) receive(k, p[i].fd, now_ms());
+    if (p[i].revents & POLLIN) receive(k, p[i].fd, ike_now_ms());
 }
 
 /* At shutdown: the installed IKE SA deleted (the manager's bye), its
  * answer awaited IKE_BYE_MS in all, the peer's requests meanwhile
  * answered. */
 static void delete_at_shutdown(struct tunnel_ike *k) {
-  const int64_t end = now_ms() + IKE_BYE_MS;
-  for (int64_t now = now_ms(); now < end; now = now_ms()) {
+  const int64_t end = ike_now_ms() + IKE_BYE_MS;
+  for (int64_t now = ike_now_ms(); now < end; now = ike_now_ms()) {
     const int waiting = gostx__ike_mgr_bye(k->mgr, now);
     drain_events(k);
     if (!waiting) return;
@@ -320,8 +328,8 @@ static void delete_at_shutdown(struct tunnel_ike *k) {
 static void *ike_run(void *arg) {
   struct tunnel_ike *k = arg;
   while (!atomic_load(&k->t->stop)) {
-    ike_tick(k, now_ms());
-    const int64_t now = now_ms();
+    ike_tick(k, ike_now_ms());
+    const int64_t now = ike_now_ms();
     wait_receive(k, gostx__ike_mgr_next_ms(k->mgr, now));
   }
   delete_at_shutdown(k);
@@ -345,24 +353,25 @@ int tunnel_ike_start(struct tunnel *t, int data_fd) {
   }
   k->thread_on = !rc;
   if (!rc)
-    say("listening on port %u%s, %s%s", t->cfg.ike_port,
+    ike_say("listening on port %u%s, %s%s", t->cfg.ike_port,
         on_data_port(&t->cfg) ? " (the data port: IKE behind the non-ESP marker)" : "",
         t->cfg.ike_initiate ? "initiating to " : "waiting for ", t->cfg.peer_s);
   if (!rc && k->crls)
-    say("revocation = %s: the peer's certificates looked up in %zu CRLs",
+    ike_say("revocation = %s: the peer's certificates looked up in %zu CRLs",
         t->cfg.revocation == TUNNEL_REVOCATION_WARN ? "warn" : "require", k->crls->n);
   return rc;
 }
 
 int tunnel_ike_installed(struct tunnel *t) { return t->ike && atomic_load(&t->ike->installed); }
 
-void tunnel_ike_stop(struct tunnel *t) {
-  struct tunnel_ike *k = t->ike;
+void ike_thread_join(struct tunnel *t, struct tunnel_ike *k) {
   if (!k || !k->thread_on) return;
   atomic_store(&t->stop, 1);
   pthread_join(k->thread, NULL);
   k->thread_on = 0;
 }
+
+void tunnel_ike_stop(struct tunnel *t) { ike_thread_join(t, t->ike); }
 
 /* ike_nat (none, local: in front of us, peer, both), ike_remote (the
  * peer's IKE address and port: a NAT's mapping), ike_encap (IKE on the
@@ -391,10 +400,13 @@ void tunnel_ike_status(struct tunnel *t, FILE *f) {
   static const char *const states[] = {"waiting", "connecting", "established"};
   fprintf(f, "ike_sa %s\nike_peer_id %s\n", states[s.state], t->cfg.remote_id.text);
   if (s.state != 2) return;
+  char inner[INET_ADDRSTRLEN];
+  if (s.inner_ip_len == 4 && inet_ntop(AF_INET, s.inner_ip, inner, sizeof inner))
+    fprintf(f, "ike_inner_address %s\n", inner);
   char si[17], sr[17];
   gostx__ike_mgr_spi_hex(s.spi_i, si);
   gostx__ike_mgr_spi_hex(s.spi_r, sr);
-  const int64_t now = now_ms();
+  const int64_t now = ike_now_ms();
   char ike_next[24], child_next[24];
   seconds_until(s.ike_rekey_ms, now, ike_next);
   seconds_until(s.rekey_ms, now, child_next);

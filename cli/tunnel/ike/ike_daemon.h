@@ -13,6 +13,7 @@
 #include "../tunnel.h"
 
 #define IKE_CERTS 4
+#define IKE_BYE_MS 1000 /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 
 struct tunnel_ike {
   struct tunnel *t;
@@ -41,6 +42,7 @@ struct tunnel_ike {
   gostx__ike_mgr_shown shown;
   gostx__ike_mgr_event ev;
   uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
+  uint8_t inner_said[4]; /* the inner address the peer gave us, said */
 };
 
 /* ike_material.c: the PSK, or the key, certificates and CA, into k (a
@@ -48,10 +50,24 @@ struct tunnel_ike {
  * them and cfg, all but the addresses (ike_daemon.c's). */
 int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg);
 void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
+/* A PSK file (as key files are refused; one trailing newline dropped)
+ * into psk[cap]: 0 with *psk_len (16 to cap - 2), or CLI_EXIT_* after a line. */
+int ike_psk_read(const struct tunnel_config *cfg, const char *path, uint8_t *psk, size_t cap,
+                 size_t *psk_len);
 /* The CRLs of cfg's crl lines (files, each file of a folder) into a new
  * *out: 0; or CLI_EXIT_FAIL after a line naming the file that could not be
  * read as CRLs, nothing kept. */
 int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out);
 void ike_crls_free(cli_crl_list *l);
+
+/* ike_daemon.c, for ike_gateway.c too: one log line ("gostx tunnel: ike:
+ * ..."), the clock the manager takes (Unix time in ms: certificates are
+ * checked at it), a socket address as the manager's, a port set in one */
+void ike_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int64_t ike_now_ms(void);
+void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a);
+void ike_with_port(struct sockaddr_storage *ss, unsigned port);
+/* t->stop set, k's thread (k->thread_on) joined */
+void ike_thread_join(struct tunnel *t, struct tunnel_ike *k);
 
 #endif

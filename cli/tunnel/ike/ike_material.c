@@ -16,19 +16,23 @@ _Static_assert((int)TUNNEL_REVOCATION_OFF == (int)GOSTX_IKE_MGR_REVOCATION_OFF &
                    (int)TUNNEL_REVOCATION_REQUIRE == (int)GOSTX_IKE_MGR_REVOCATION_REQUIRE,
                "revocation = off | warn | require as the manager's policies");
 
-static int load_psk(struct tunnel_ike *k, const struct tunnel_config *cfg) {
-  long n = tunnel_read_key_file(cfg, cfg->psk, k->psk, sizeof k->psk);
+int ike_psk_read(const struct tunnel_config *cfg, const char *path, uint8_t *psk, size_t cap,
+                 size_t *psk_len) {
+  long n = tunnel_read_key_file(cfg, path, psk, cap);
   if (n < 0) return CLI_EXIT_FAIL;
   size_t len = (size_t)n;
-  if (len && k->psk[len - 1] == '\n') len--; /* a file written by echo */
-  if (len && k->psk[len - 1] == '\r') len--;
-  if (len < 16 || n == (long)sizeof k->psk) {
-    gostx_memzero(k->psk, sizeof k->psk);
-    return cli_usage("%s: a PSK of 16 to %zu bytes (this one has %zu)", cfg->psk,
-                     sizeof k->psk - 2, len);
+  if (len && psk[len - 1] == '\n') len--; /* a file written by echo */
+  if (len && psk[len - 1] == '\r') len--;
+  if (len < 16 || n == (long)cap) {
+    gostx_memzero(psk, cap);
+    return cli_usage("%s: a PSK of 16 to %zu bytes (this one has %zu)", path, cap - 2, len);
   }
-  k->psk_len = len;
+  *psk_len = len;
   return 0;
+}
+
+static int load_psk(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  return ike_psk_read(cfg, cfg->psk, k->psk, sizeof k->psk, &k->psk_len);
 }
 
 static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
@@ -187,4 +191,5 @@ void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   s->ike_rekey_seconds = cfg->ike_rekey_seconds;
   s->dpd_seconds = cfg->dpd_seconds;
   s->nat_keepalive_seconds = cfg->nat_keepalive_seconds;
+  s->cp_request = cfg->request_address;
 }

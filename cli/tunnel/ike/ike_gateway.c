@@ -1,0 +1,445 @@
+/* gostx tunnel as a gateway: its [pool] section's remote users
+ * (docs/TUNNEL.md, "Remote users"), keyed by IKEv2 on the data port.
+ *
+ * One thread, and one lib/ike manager per user (per outer address and
+ * port: many users behind one NAT are told apart by their ports), each a
+ * responder that takes an IDi matching the pool's remote_id patterns,
+ * authenticated by a certificate of its CA, and answers its CFG_REQUEST
+ * with an address of the pool (its TSi narrowed to it). A datagram goes to
+ * the user of its source, else to the one whose IKE SA its SPIi names (a
+ * NAT that moved it to another port); an IKE_SA_INIT request from neither
+ * takes a free slot. What the managers do to the data path lands in the
+ * gateway's tables (tunnel_gw.h): the Child SA's inbound SPI in the index,
+ * the user's address as a /32 route, its outbound SA and its outer
+ * address; they leave them when its IKE SA is gone. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ike_daemon.h"
+#include "../tunnel_gw.h"
+
+/* a user whose IKE SA never came up (a half-open one the manager dropped,
+ * a refused IKE_AUTH) gives its slot back after this long */
+#define RA_HALF_OPEN_MS 35000
+
+struct ra_user {
+  struct tunnel_ra *ra;
+  size_t idx; /* its slot: the gateway's users[idx] */
+  gostx__ike_mgr *mgr;
+  gostx__ike_mgr_settings set;
+  gostx__ike_mgr_addr src; /* where its IKE comes from */
+  char at[56];             /* src as text */
+  char id[256];            /* its ID as text once IKE_AUTH names it */
+  uint8_t key[1 + TUNNEL_ID_MAX]; /* its ID type and data: the pool's lease */
+  size_t key_len;
+  int fixed; /* its address is an address line's, not the pool's */
+  int64_t born_ms;
+  int up; /* its IKE SA was established */
+  gostx__ike_mgr_shown shown;
+};
+
+struct tunnel_ra {
+  struct tunnel *t;
+  struct tunnel_ike k; /* the pool's material and settings (a responder's) */
+  /* the psk lines' users: their PSKs, by ID (cfg.user_psk[i]) */
+  uint8_t psk[TUNNEL_POOL_PSKS][256];
+  size_t psk_len[TUNNEL_POOL_PSKS];
+  gostx__ike_mgr_pool *pool;
+  const char *ids[TUNNEL_POOL_IDS];
+  struct ra_user *users; /* t->gw->nusers; mgr NULL: free */
+  int data_fd; /* k.thread: the thread */
+  gostx__ike_mgr_event ev;
+  uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
+};
+
+/* ---- the data path of one user (the manager's calls) ---- */
+
+static void *dp_add_child(void *ctx, const gostx__ike_mgr_child *c) {
+  struct ra_user *u = ctx;
+  struct tunnel *t = u->ra->t;
+  struct tunnel_sa *in = tunnel_ike_child_sa(t, c, TUNNEL_SA_IN),
+                   *out = tunnel_ike_child_sa(t, c, TUNNEL_SA_OUT);
+  if (in && out && !tunnel_gw_user_add_in(t, u->idx, in)) return out;
+  if (in && out)
+    ike_say("remote user %s at %s: its Child SA not installed: inbound SPI 0x%08x taken, or "
+            "%d inbound SAs live",
+            u->id, u->at, (unsigned)c->spi_in, TUNNEL_SA_IN_MAX);
+  tunnel_sa_free(in);
+  tunnel_sa_free(out);
+  return NULL;
+}
+
+static int dp_switch_out(void *ctx, void *out, const gostx__ike_mgr_child *c) {
+  struct ra_user *u = ctx;
+  (void)c;
+  tunnel_gw_user_switch(u->ra->t, u->idx, out);
+  return 0;
+}
+
+static void dp_free_out(void *ctx, void *out) {
+  (void)ctx;
+  tunnel_sa_free(out);
+}
+
+static void dp_retire_in(void *ctx, uint32_t spi) {
+  struct ra_user *u = ctx;
+  (void)tunnel_gw_user_retire_in(u->ra->t, u->idx, spi);
+}
+
+static void dp_stop_out(void *ctx) {
+  struct ra_user *u = ctx;
+  tunnel_gw_user_switch(u->ra->t, u->idx, NULL);
+}
+
+static int dp_in_accepted(void *ctx, uint32_t spi, uint64_t *n) {
+  struct ra_user *u = ctx;
+  return tunnel_gw_user_in_accepted(u->ra->t, u->idx, spi, n);
+}
+
+static void dp_usage(void *ctx, uint32_t spi_in, uint32_t spi_out, gostx__ike_mgr_usage *m) {
+  struct ra_user *u = ctx;
+  struct tunnel_sa_usage s;
+  tunnel_gw_user_usage(u->ra->t, u->idx, spi_in, spi_out, &s);
+  *m = (gostx__ike_mgr_usage){s.has_in,     s.has_out,     s.bytes_in, s.bytes_out,
+                              s.packets_in, s.packets_out, s.limit_in, s.limit_out};
+}
+
+static void sockaddr_of(const gostx__ike_mgr_addr *a, struct sockaddr_storage *ss) {
+  struct sockaddr_in *s = (struct sockaddr_in *)ss;
+  memset(ss, 0, sizeof *ss);
+  s->sin_family = AF_INET; /* a [pool]'s users are IPv4 (tunnel_config.c) */
+  memcpy(&s->sin_addr, a->ip, 4);
+  s->sin_port = htons(a->port);
+}
+
+static void dp_peer_set(void *ctx, const gostx__ike_mgr_addr *to) {
+  struct ra_user *u = ctx;
+  struct sockaddr_storage ss;
+  sockaddr_of(to, &ss);
+  tunnel_gw_user_set_to(u->ra->t, u->idx, &ss);
+}
+
+static uint64_t dp_data_sent(void *ctx) {
+  struct ra_user *u = ctx;
+  return atomic_load(&u->ra->t->w[0].c.tx_packets);
+}
+
+/* ---- the users ---- */
+
+static void user_free(struct ra_user *u, const char *why) {
+  struct tunnel_ra *ra = u->ra;
+  if (!u->mgr) return;
+  if (why) ike_say("remote user %s at %s: %s", u->id, u->at, why);
+  gostx__ike_mgr_free(u->mgr); /* its outbound SAs never switched to */
+  u->mgr = NULL;
+  tunnel_gw_user_clear(ra->t, u->idx);
+  if (u->key_len && !u->fixed) (void)gostx__ike_mgr_pool_release(ra->pool, u->key, u->key_len);
+  u->key_len = 0;
+  u->up = 0;
+}
+
+/* The user's IDi authenticated, its CFG_REQUEST: the pool's address for
+ * it (the one it held last, when it comes back), the DNS servers; any
+ * other slot of the same ID (it reconnected from elsewhere: what that one
+ * holds is dead, as INITIAL_CONTACT says) let go first. */
+static int assign(void *ctx, uint8_t type, const uint8_t *id, size_t len, uint8_t ip[4],
+                  uint8_t dns[2][4], size_t *n_dns) {
+  struct ra_user *u = ctx;
+  struct tunnel_ra *ra = u->ra;
+  const struct tunnel_config *cfg = &ra->t->cfg;
+  if (len > TUNNEL_ID_MAX) return -1;
+  uint8_t key[1 + TUNNEL_ID_MAX];
+  key[0] = type;
+  memcpy(key + 1, id, len);
+  for (size_t i = 0; i < ra->t->gw->nusers; i++) {
+    struct ra_user *o = &ra->users[i];
+    if (o != u && o->mgr && o->key_len == len + 1 && !memcmp(o->key, key, len + 1))
+      user_free(o, "replaced by its new IKE SA");
+  }
+  if (u->key_len && !u->fixed && (u->key_len != len + 1 || memcmp(u->key, key, len + 1)))
+    (void)gostx__ike_mgr_pool_release(ra->pool, u->key, u->key_len); /* another ID before */
+  gostx__ike_mgr_id_text(type, id, len, u->id, sizeof u->id);
+  u->fixed = 0;
+  for (size_t i = 0; i < cfg->n_user_addr; i++) { /* an address line's: its own, always */
+    const struct tunnel_ike_id *w = &cfg->user_addr[i].id;
+    if (w->type == type && w->len == len && !memcmp(w->data, id, len)) {
+      memcpy(ip, cfg->user_addr[i].ip, 4);
+      u->fixed = 1;
+    }
+  }
+  if (!u->fixed && gostx__ike_mgr_pool_lease(ra->pool, key, len + 1, ip)) {
+    u->key_len = 0;
+    ike_say("remote user %s at %s: pool %s exhausted: no inner address", u->id, u->at,
+            cfg->pool_name);
+    return -1;
+  }
+  memcpy(u->key, key, len + 1);
+  u->key_len = len + 1;
+  memcpy(dns, cfg->dns, sizeof cfg->dns);
+  *n_dns = cfg->n_dns;
+  char a[INET_ADDRSTRLEN];
+  ike_say("remote user %s at %s: inner address %s", u->id, u->at,
+          inet_ntop(AF_INET, ip, a, sizeof a) ? a : "?");
+  tunnel_gw_user_set(ra->t, u->idx, ip, u->id);
+  return 0;
+}
+
+/* A psk line's user: its PSK, by its ID exactly. */
+static int peer_psk(void *ctx, uint8_t type, const uint8_t *id, size_t len, const uint8_t **psk,
+                    size_t *psk_len) {
+  struct ra_user *u = ctx;
+  const struct tunnel_config *cfg = &u->ra->t->cfg;
+  for (size_t i = 0; i < cfg->n_user_psk; i++) {
+    const struct tunnel_ike_id *w = &cfg->user_psk[i].id;
+    if (w->type == type && w->len == len && !memcmp(w->data, id, len)) {
+      *psk = u->ra->psk[i];
+      *psk_len = u->ra->psk_len[i];
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* A user in slot i for a first IKE_SA_INIT from src: 0, or -1 (no memory). */
+static int user_new(struct tunnel_ra *ra, size_t i, const gostx__ike_mgr_addr *src,
+                    int64_t now) {
+  struct ra_user *u = &ra->users[i];
+  memset(u, 0, sizeof *u);
+  u->ra = ra;
+  u->idx = i;
+  u->src = *src;
+  u->born_ms = now;
+  gostx__ike_mgr_addr_text(src, u->at);
+  snprintf(u->id, sizeof u->id, "(no ID yet)");
+  u->set = ra->k.set;
+  u->set.peer = *src;
+  u->set.peer_text = u->at;
+  u->set.peer_id_text = u->id; /* the log lines name it once known */
+  u->set.assign_ctx = u;
+  const gostx__ike_mgr_dp dp = {u,          dp_add_child,   dp_switch_out, dp_free_out,
+                                dp_retire_in, dp_stop_out,  dp_in_accepted, dp_usage,
+                                dp_peer_set,  dp_data_sent};
+  u->mgr = gostx__ike_mgr_new(&u->set, &dp);
+  if (!u->mgr) return -1;
+  struct sockaddr_storage ss;
+  sockaddr_of(src, &ss);
+  tunnel_gw_user_set_to(ra->t, i, &ss);
+  return 0;
+}
+
+static void send_one(struct tunnel_ra *ra, const gostx__ike_mgr_event *ev) {
+  static const uint8_t marker[4];
+  struct sockaddr_storage ss;
+  sockaddr_of(&ev->to.addr, &ss);
+  /* IKE behind the marker on the data port; a keepalive as it is */
+  const int ike = ev->type == GOSTX_IKE_MGR_SEND;
+  struct iovec iov[2] = {{(void *)marker, 4}, {(void *)ev->data, ev->len}};
+  struct msghdr h = {.msg_name = &ss, .msg_namelen = sizeof(struct sockaddr_in),
+                     .msg_iov = ike ? iov : iov + 1, .msg_iovlen = ike ? 2 : 1};
+  if (sendmsg(ra->data_fd, &h, 0) < 0) ike_say("send: %s", strerror(errno));
+}
+
+/* What u's manager asks, done; then whether its IKE SA is gone. */
+static void drain(struct ra_user *u, int64_t now) {
+  struct tunnel_ra *ra = u->ra;
+  gostx__ike_mgr_event *ev = &ra->ev;
+  while (gostx__ike_mgr_next(u->mgr, ev)) {
+    if (ev->type == GOSTX_IKE_MGR_LOG) ike_say("%s", (const char *)ev->data);
+    else send_one(ra, ev);
+  }
+  gostx__ike_mgr_shown_get(u->mgr, &u->shown);
+  if (u->shown.state == 2) u->up = 1;
+  if (u->up && u->shown.state != 2) user_free(u, "its IKE SA is gone: out of the tables");
+  else if (!u->up && now - u->born_ms > RA_HALF_OPEN_MS) user_free(u, NULL);
+}
+
+/* The user a datagram from src for the IKE SA of spi_i is of, or NULL. */
+static struct ra_user *user_of(struct tunnel_ra *ra, const gostx__ike_mgr_addr *src,
+                               const uint8_t *spi_i) {
+  const size_t n = ra->t->gw->nusers;
+  for (size_t i = 0; i < n; i++) {
+    struct ra_user *u = &ra->users[i];
+    if (u->mgr && u->src.port == src->port && u->src.ip_len == src->ip_len &&
+        !memcmp(u->src.ip, src->ip, src->ip_len))
+      return u;
+  }
+  for (size_t i = 0; i < n; i++) { /* a NAT moved it: its IKE SA's SPIi */
+    struct ra_user *u = &ra->users[i];
+    if (u->mgr && u->up && !memcmp(u->shown.spi_i, spi_i, 8)) {
+      u->src = *src;
+      gostx__ike_mgr_addr_text(src, u->at);
+      return u;
+    }
+  }
+  return NULL;
+}
+
+static void receive(struct tunnel_ra *ra, int64_t now) {
+  struct sockaddr_storage ss;
+  struct iovec iov[2] = {{&ss, sizeof ss}, {ra->in, sizeof ra->in}};
+  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 2};
+  memset(&ss, 0, sizeof ss);
+  const ssize_t r = recvmsg(ra->t->ike_pair[0], &h, 0);
+  if (r < (ssize_t)sizeof ss + 28 || ss.ss_family != AF_INET) return;
+  const size_t len = (size_t)r - sizeof ss;
+  gostx__ike_mgr_to from = {.encap = 1};
+  ike_addr_of(&ss, &from.addr);
+  struct ra_user *u = user_of(ra, &from.addr, ra->in);
+  static const uint8_t zero[8];
+  /* an IKE_SA_INIT request (exchange 34, no R flag, no SPIr) from a new source */
+  if (!u && ra->in[18] == 34 && !(ra->in[19] & 0x20) && !memcmp(ra->in + 8, zero, 8)) {
+    size_t i = 0;
+    while (i < ra->t->gw->nusers && ra->users[i].mgr) i++;
+    char at[56];
+    if (i == ra->t->gw->nusers) {
+      ike_say("IKE_SA_INIT from %s dropped: all %zu remote users' slots taken",
+              gostx__ike_mgr_addr_text(&from.addr, at), ra->t->gw->nusers);
+      return;
+    }
+    if (user_new(ra, i, &from.addr, now)) {
+      ike_say("IKE_SA_INIT from %s dropped: out of memory",
+              gostx__ike_mgr_addr_text(&from.addr, at));
+      return;
+    }
+    u = &ra->users[i];
+  }
+  if (!u) return; /* of no user here: nothing to tell (the managers answer their own) */
+  gostx__ike_mgr_input(u->mgr, ra->in, len, &from, now);
+  drain(u, now);
+}
+
+/* At shutdown: each user's IKE SA deleted (the manager's bye), the
+ * answers awaited IKE_BYE_MS in all (the workers stay until then: t->ike_on),
+ * so that users learn at once, not by their liveness checks. */
+static void bye_all(struct tunnel_ra *ra) {
+  const size_t n = ra->t->gw->nusers;
+  const int64_t end = ike_now_ms() + IKE_BYE_MS;
+  int waiting = 1;
+  for (int64_t now = ike_now_ms(); waiting && now < end; now = ike_now_ms()) {
+    waiting = 0;
+    for (size_t i = 0; i < n; i++) {
+      struct ra_user *u = &ra->users[i];
+      if (!u->mgr || !u->up) continue;
+      waiting |= gostx__ike_mgr_bye(u->mgr, now);
+      drain(u, now);
+    }
+    struct pollfd p = {ra->t->ike_pair[0], POLLIN, 0};
+    if (waiting && poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) receive(ra, ike_now_ms());
+  }
+  for (size_t i = 0; i < n; i++)
+    if (ra->users[i].mgr && ra->users[i].up) {
+      gostx__ike_mgr_bye_end(ra->users[i].mgr, IKE_BYE_MS);
+      drain(&ra->users[i], ike_now_ms());
+    }
+}
+
+static void *ra_run(void *arg) {
+  struct tunnel_ra *ra = arg;
+  while (!atomic_load(&ra->t->stop)) {
+    int64_t now = ike_now_ms();
+    int wait = 200;
+    for (size_t i = 0; i < ra->t->gw->nusers; i++) {
+      struct ra_user *u = &ra->users[i];
+      if (!u->mgr) continue;
+      gostx__ike_mgr_tick(u->mgr, now);
+      drain(u, now);
+      if (u->mgr) {
+        const int ms = gostx__ike_mgr_next_ms(u->mgr, now);
+        if (ms < wait) wait = ms;
+      }
+    }
+    struct pollfd p = {ra->t->ike_pair[0], POLLIN, 0};
+    if (poll(&p, 1, wait) > 0 && (p.revents & POLLIN)) receive(ra, ike_now_ms());
+  }
+  bye_all(ra);
+  atomic_store(&ra->t->ike_on, 0); /* the workers may go now */
+  return NULL;
+}
+
+int tunnel_ra_prepare(struct tunnel *t) {
+  struct tunnel_config *pc = t->cfg.pool;
+  if (!pc) return 0;
+  struct tunnel_ra *ra = calloc(1, sizeof *ra);
+  if (!ra) return cli_usage("tunnel: out of memory");
+  t->ra = ra;
+  ra->t = t;
+  ra->data_fd = -1;
+  ra->k.t = t;
+  ra->k.fd = -1;
+  pthread_mutex_init(&ra->k.lock, NULL);
+  int rc = ike_material_load(&ra->k, pc);
+  if (rc) return rc;
+  ike_settings(&ra->k, pc);
+  gostx__ike_mgr_settings *s = &ra->k.set;
+  ike_addr_of(&t->cfg.local, &s->local);
+  s->data_local = s->local;
+  s->on_data_port = 1; /* IKE behind the marker from IKE_SA_INIT on */
+  s->any_source = 1;   /* the user's NAT may move it; where it is, is ours to track */
+  s->initiate = 0;
+  s->peer_id = NULL, s->peer_id_len = 0, s->peer_id_type = 0;
+  for (size_t i = 0; i < t->cfg.n_ids; i++) ra->ids[i] = t->cfg.ids[i];
+  s->peer_patterns = ra->ids;
+  s->n_peer_patterns = t->cfg.n_ids;
+  s->assign = assign; /* assign_ctx: each user's (gostx__ike_mgr_new copies s per user) */
+  s->peer_psk = t->cfg.n_user_psk ? peer_psk : NULL;
+  for (size_t i = 0; i < t->cfg.n_user_psk; i++)
+    if ((rc = ike_psk_read(pc, t->cfg.user_psk[i].path, ra->psk[i], sizeof ra->psk[i],
+                           &ra->psk_len[i])))
+      return rc;
+  ra->pool = gostx__ike_mgr_pool_new(t->cfg.pool_net.addr, 4, t->cfg.pool_net.len,
+                                     t->gw->nusers);
+  ra->users = calloc(t->gw->nusers, sizeof *ra->users);
+  if (!ra->pool || !ra->users) return cli_usage("tunnel: out of memory");
+  return 0;
+}
+
+int tunnel_ra_start(struct tunnel *t, int data_fd) {
+  struct tunnel_ra *ra = t->ra;
+  if (!ra) return 0;
+  ra->data_fd = data_fd;
+  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, t->ike_pair)) {
+    cli_err("tunnel: IKE queue: %s", strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  atomic_store(&t->ike_on, 1);
+  if (pthread_create(&ra->k.thread, NULL, ra_run, ra)) {
+    cli_err("tunnel: cannot start the IKE thread");
+    atomic_store(&t->ike_on, 0);
+    return CLI_EXIT_FAIL;
+  }
+  ra->k.thread_on = 1;
+  char net[64];
+  tunnel_prefix_format(&t->cfg.pool_net, net, sizeof net);
+  ike_say("[pool %s]: remote users on the data port, %zu patterns, %zu of a PSK each, "
+          "addresses from %s",
+          t->cfg.pool_name, t->cfg.n_ids, t->cfg.n_user_psk, net);
+  return 0;
+}
+
+void tunnel_ra_stop(struct tunnel *t) {
+  if (t->ra) ike_thread_join(t, &t->ra->k);
+}
+
+void tunnel_ra_free(struct tunnel *t) {
+  struct tunnel_ra *ra = t->ra;
+  if (!ra) return;
+  for (size_t i = 0; ra->users && i < t->gw->nusers; i++)
+    if (ra->users[i].mgr) gostx__ike_mgr_free(ra->users[i].mgr);
+  free(ra->users);
+  gostx__ike_mgr_pool_free(ra->pool);
+  for (int i = 0; i < 2; i++)
+    if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
+  t->ike_pair[0] = t->ike_pair[1] = -1;
+  gostx_x509_store_free(ra->k.store);
+  ike_crls_free(ra->k.crls);
+  pthread_mutex_destroy(&ra->k.lock);
+  gostx_memzero(ra, sizeof *ra); /* the private key */
+  free(ra);
+  t->ra = NULL;
+}

@@ -1,0 +1,316 @@
+#!/usr/bin/env bash
+# gostx tunnel as a gateway of remote users (docs/TUNNEL.md, "Remote
+# users"): one gateway namespace with a static site (site 1, [peer s1]) and
+# a [pool] section, three remote users each in a namespace of its own over
+# a veth pair of its own, a fourth beside user 1 (its address, another
+# port: as two users behind one NAT) and a fifth beside user 3 with a PSK
+# of its own and an address of its own (a psk line and an address line
+# of the pool, its ID exactly), each running the point-to-point tunnel with
+# keying = ikev2 and request_address = yes, certificates of the test CA
+# with CNs matching the pool's pattern (CN=*.users.gostx.test). Checked:
+# 1. each user gets an address of the pool (10.200.0.0/24) by IKEv2's
+#    configuration payload, no two the same (user 5 its own, 10.201.0.9),
+#    and pings the gateway's inner
+#    host and site 1 (through the gateway: its routes pick the static
+#    peer one way, the user's Child SA the other);
+# 2. a user with a valid certificate but a CN outside the pattern is
+#    refused, and the gateway's log says why (its ID matches no remote_id
+#    pattern); user 5's ID with a PSK not its own is refused;
+# 3. user 1 sending from user 2's inner address: nothing answered, each
+#    packet counted as rx_selector on user 1's line;
+# 4. --status and --status --json list the users (ID, outer address,
+#    inner address, SPIs, counters) beside the static peer;
+# 5. user 2 stopped (its IKE SA deleted: out of the gateway's tables) and
+#    started again, while users 1 and 3 ping on: they lose nothing, and
+#    user 2 gets its address back and pings again;
+# 6. user 3 rekeys every 3 s (rekey_seconds): the gateway counts its rekeys,
+#    and its pings above went through them whole;
+# 7. the gateway stopped: each user told (its IKE SA deleted by the peer).
+# Needs root and /dev/net/tun (exit 77, skipped, without them).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/netns.sh"
+. "$HERE/ike_common.sh"
+# the gateway is $NA, site 1 $NB (the pair of netns.sh); user i in $Ui over
+# 10.231.1i.0/30 (the gateway .1, the user .2)
+NA=gxrg$$ NB=gxr1$$ VA=gxrv0$$ VB=gxrv1$$
+U1=gxru1$$ U2=gxru2$$ U3=gxru3$$
+G=${GOSTX:-build/gostx}
+ra_end() {
+  pids_stop
+  for ns in $U1 $U2 $U3; do ip netns del $ns 2>/dev/null; done
+  netns_test_end
+}
+netns_test_begin ping python3 timeout
+trap ra_end EXIT
+# user 4 shares user 1's namespace and address, at another port (as users
+# behind one NAT): the gateway tells them apart by port
+# (user 5, beside user 3, authenticates by a PSK of its own)
+user_ns() { case $1 in 1 | 4) echo $U1 ;; 2) echo $U2 ;; 3 | 5) echo $U3 ;; esac; }
+outer() {
+  case $1 in 4) echo 10.231.11.2:4501 ;; 5) echo 10.231.13.2:4502 ;; *) echo 10.231.1$1.2:4500 ;; esac
+}
+for i in 1 2 3; do
+  ns=$(user_ns $i)
+  ip netns add $ns || { bad "namespace $ns"; finish; }
+  ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  ip -n $ns link set lo up
+  ip link add gxruv${i}a$$ netns $NA type veth peer name gxruv${i}b$$ netns $ns
+  ip -n $NA addr add 10.231.1$i.1/30 dev gxruv${i}a$$ && ip -n $NA link set gxruv${i}a$$ up
+  ip -n $ns addr add 10.231.1$i.2/30 dev gxruv${i}b$$ && ip -n $ns link set gxruv${i}b$$ up
+done
+# the gateway forwards between its users and site 1 (in and out of its TUN)
+ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
+ip netns exec $U1 sysctl -qw net.ipv4.conf.all.rp_filter=0
+
+# the test PKI: a CA, the gateway, four users of the pattern, one outside it;
+# user 5's PSK
+pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
+  pki gw 512A "/C=RU/O=gostx test/CN=gw" ca &&
+  pki u1 256A "/C=RU/O=gostx test/CN=u1.users.gostx.test" ca &&
+  pki u2 256A "/C=RU/O=gostx test/CN=u2.users.gostx.test" ca &&
+  pki u3 256A "/C=RU/O=gostx test/CN=u3.users.gostx.test" ca &&
+  pki u4 256A "/C=RU/O=gostx test/CN=u4.users.gostx.test" ca &&
+  pki ux 256A "/C=RU/O=gostx test/CN=ux.others.gostx.test" ca || { bad "test PKI"; finish; }
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
+head -c 32 /dev/urandom >"$T/g2s1.key"
+head -c 32 /dev/urandom >"$T/s12g.key"
+chmod 600 "$T"/*.key "$T/kiosk.psk"
+
+gw_conf=$T/gw.conf
+cat >"$gw_conf" <<EOF
+local = 0.0.0.0:4500
+tun = gxrg0
+state = $T/gw.state
+threads = 1
+
+[peer s1]
+peer = 10.231.0.2:4500
+transform = kuznyechik-mgm-ktree
+spi_out = 4353
+spi_in = 4609
+key_out = $T/g2s1.key
+key_in = $T/s12g.key
+remote_ts = 10.1.0.0/16
+
+[pool users]
+pool = 10.200.0.0/24
+dns = 10.99.0.53
+remote_id = CN=*.users.gostx.test
+psk = kiosk@users.gostx.test $T/kiosk.psk
+address = kiosk@users.gostx.test 10.201.0.9
+cert = $T/gw.pem
+key = $T/gw.key
+ca = $T/ca.pem
+EOF
+TUN=gxrs1 tunnel_conf s1 10.231.0.2 10.231.0.1 4609 4353 s12g.key g2s1.key
+# user_conf NAME I: a remote user in $Ui to the gateway's 10.231.1I.1
+user_conf() {
+  cat >"$T/$1.conf" <<EOF
+local = 10.231.1$2.2:4500
+peer = 10.231.1$2.1:4500
+tun = gxrt$2
+threads = 1
+keying = ikev2
+ike_port = 4500
+ike_initiate = yes
+request_address = yes
+ike_auth = cert
+cert = $T/$1.pem
+key = $T/$1.key
+ca = $T/ca.pem
+remote_id = C=RU, O=gostx test, CN=gw
+state = $T/$1.state
+EOF
+}
+
+# the gateway and site 1
+ip netns exec $NA "$G" tunnel -c "$gw_conf" --new-keys 2>"$T/gw.log" </dev/null >/dev/null &
+PID_gw=$!
+PIDS+=($!)
+for _ in $(seq $(bound 100)); do grep -q ' up, ' "$T/gw.log" && break; sleep 0.05; done
+grep -q ' up, ' "$T/gw.log" || { bad "gateway did not start: $(tail -3 "$T/gw.log")"; finish; }
+ip -n $NA addr add 10.99.0.1/32 dev gxrg0
+ip -n $NA link set gxrg0 up
+ip -n $NA route add 10.1.0.0/16 dev gxrg0 src 10.99.0.1
+ip -n $NA route add 10.200.0.0/24 dev gxrg0 src 10.99.0.1
+ip -n $NA route add 10.201.0.0/24 dev gxrg0 src 10.99.0.1
+TUN=gxrs1 tunnel_start s1 $NB || bad "site 1 did not start: $(tail -3 "$T/s1.log")"
+ip -n $NB addr add 10.1.0.1/32 dev gxrs1
+ip -n $NB route add 10.99.0.0/16 dev gxrs1 src 10.1.0.1
+ip -n $NB route add 10.200.0.0/24 dev gxrs1 src 10.1.0.1
+ip -n $NB route add 10.201.0.0/24 dev gxrs1 src 10.1.0.1
+
+# user_up I: user i started (its "up" line within the bound), its inner
+# address (from its --status: ike_inner_address) on its TUN device with the
+# routes to the gateway's host and site 1 (in a table of its own, for what
+# it sends from its address: users 1 and 4 share a namespace; in the main
+# table too for the first of the namespace); ADDR_i set. 1 when not up.
+user_up() {
+  local i=$1 ns
+  ns=$(user_ns $i)
+  tunnel_start u$i $ns || { bad "user $i not up: $(tail -3 "$T/u$i.log")"; return 1; }
+  status_fresh u$i
+  eval "ADDR_$i=$(tunnel_status $ns u$i ike_inner_address)"
+  local a
+  eval "a=\$ADDR_$i"
+  [ -n "$a" ] || { bad "user $i: no inner address in its status"; return 1; }
+  ip -n $ns addr add $a/32 dev gxrt$i
+  ip -n $ns link set gxrt$i up
+  ip -n $ns rule add from $a lookup 10$i
+  local net
+  for net in 10.99.0.0/16 10.1.0.0/16; do
+    ip -n $ns route add $net dev gxrt$i src $a table 10$i
+    ip -n $ns route add $net dev gxrt$i src $a 2>/dev/null || : # user 4's: user 1's there
+  done
+}
+# answered NS FROM TO [COUNT]: how many of COUNT (3) pings from FROM to TO were answered
+answered() {
+  ip netns exec $1 timeout 60 ping -q -c ${4:-3} -i 0.2 -W $(bound 1) -I $2 $3 2>/dev/null |
+    awk '/received/ {print $4}'
+}
+# peer_value STATUS NAME KEY: KEY's value in the peer NAME's line
+peer_value() {
+  awk -v n="$2" -v k="$3" '$1 == "peer" && $2 == n { for (i = 4; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$1"
+}
+# user_line STATUS ADDR: the status line of the user with inner address ADDR
+user_line() { grep "^peer users\.[0-9]* .* inner $2 " <<<"$1"; }
+
+# 1. five users, each its own address, each to the gateway's host and site 1
+for i in 1 2 3; do user_conf u$i $i; done
+user_conf u4 1
+sed -i "s|^local = .*|local = $(outer 4)|; s|^ike_port = .*|ike_port = 4501|; s|^tun = .*|tun = gxrt4|" "$T/u4.conf"
+user_conf u5 3
+sed -i "s|^local = .*|local = $(outer 5)|; s|^ike_port = .*|ike_port = 4502|; s|^tun = .*|tun = gxrt5|
+  /^cert = \|^key = \|^ca = /d; s|^ike_auth = .*|ike_auth = psk\npsk = $T/kiosk.psk\nlocal_id = kiosk@users.gostx.test|" \
+  "$T/u5.conf"
+echo "rekey_seconds = 3" >>"$T/u3.conf" # its Child SA (and IKE SA) rekeyed all along
+for i in 1 2 3 4 5; do user_up $i || finish; done
+addrs="$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4 $ADDR_5"
+distinct=$(tr ' ' '\n' <<<"$ADDR_1 $ADDR_2 $ADDR_3 $ADDR_4" | sort -u | grep -c '^10\.200\.0\.')
+[ "$distinct" = 4 ] && [ "$ADDR_5" = 10.201.0.9 ] &&
+  ok "five users: four pool addresses and user 5's own (its address line): $addrs" ||
+  bad "addresses: $addrs"
+for i in 1 2 3 4 5; do
+  ns=$(user_ns $i)
+  eval "a=\$ADDR_$i"
+  [ "$(answered $ns $a 10.99.0.1)" = 3 ] && ok "user $i ($a) pings the gateway's host" ||
+    bad "user $i's pings to the gateway: $(tail -3 "$T/u$i.log")"
+  [ "$(answered $ns $a 10.1.0.1)" = 3 ] && ok "user $i ($a) pings site 1 through the gateway" ||
+    bad "user $i's pings to site 1"
+done
+grep -q "remote user C=RU, O=gostx test, CN=u2.users.gostx.test at 10.231.12.2:4500: inner address $ADDR_2" "$T/gw.log" &&
+  ok "the gateway's log names user 2, its outer and its inner address" ||
+  bad "gateway's log: $(grep 'remote user' "$T/gw.log")"
+
+# 2. a certificate of the CA whose CN is outside the pattern: refused, said;
+# user 5's ID with a wrong PSK: refused
+user_conf ux 3
+sed -i "s|^local = .*|local = 10.231.13.2:4600|; s|^ike_port = .*|ike_port = 4600|; s|^tun = .*|tun = gxrtx|" "$T/ux.conf"
+ip netns exec $U3 "$G" tunnel -c "$T/ux.conf" 2>"$T/ux.log" </dev/null >/dev/null &
+PID_ux=$!
+PIDS+=($!)
+want="IKE_AUTH from 10.231.13.2:4600 refused: its ID C=RU, O=gostx test, CN=ux.others.gostx.test matches no remote_id pattern"
+for _ in $(seq $(bound 100)); do grep -qF "$want" "$T/gw.log" && break; sleep 0.05; done
+grep -qF "$want" "$T/gw.log" && ok "outside the pattern: $want" ||
+  bad "ux not refused as it should be: $(grep -v ' up, ' "$T/gw.log" | tail -4)"
+grep -q ' up, ' "$T/ux.log" && bad "ux came up" || ok "ux: no tunnel up"
+tunnel_stop $PID_ux
+# and user 5's ID with another PSK: refused
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/wrong.psk"
+chmod 600 "$T/wrong.psk"
+sed "s|^local = .*|local = 10.231.13.2:4601|; s|^ike_port = .*|ike_port = 4601|; s|^tun = .*|tun = gxrty|
+  s|^psk = .*|psk = $T/wrong.psk|; s|^state = .*|state = $T/uy.state|" "$T/u5.conf" >"$T/uy.conf"
+ip netns exec $U3 "$G" tunnel -c "$T/uy.conf" 2>"$T/uy.log" </dev/null >/dev/null &
+PID_uy=$!
+PIDS+=($!)
+want="IKE SA with kiosk@users.gostx.test failed (responder): AUTHENTICATION_FAILED"
+for _ in $(seq $(bound 100)); do grep -qF "$want" "$T/gw.log" && break; sleep 0.05; done
+grep -qF "$want" "$T/gw.log" && ok "user 5's ID, another PSK: $(grep -F "$want" "$T/gw.log" | head -1 | sed 's/.*ike: //')" ||
+  bad "uy not refused as it should be: $(grep -v ' up, ' "$T/gw.log" | tail -4)"
+grep -q ' up, ' "$T/uy.log" && bad "uy came up" || ok "uy: no tunnel up"
+tunnel_stop $PID_uy
+
+# 3. user 1 sends from user 2's address: sealed under its own SA, dropped
+ip -n $U1 addr add $ADDR_2/32 dev gxrt1
+got=$(answered $U1 $ADDR_2 10.99.0.1)
+[ "${got:-0}" = 0 ] && ok "spoofed source: no answer" || bad "spoofed source answered $got"
+ip -n $U1 addr del $ADDR_2/32 dev gxrt1
+
+# 4. --status and --status --json
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+[ "$(status_value "$st" remote_users)" = 5 ] && [ "$(status_value "$st" remote_user_slots)" = 255 ] &&
+  ok "status: remote_users 5 of 255 slots" ||
+  bad "status: remote_users $(status_value "$st" remote_users) of $(status_value "$st" remote_user_slots)"
+l1=$(user_line "$st" $ADDR_1)
+name1=$(awk '{print $2}' <<<"$l1")
+[ "$(peer_value "$st" "$name1" rx_selector)" = 3 ] && ok "user 1: rx_selector 3" ||
+  bad "user 1's rx_selector: $l1"
+for i in 1 2 3 4 5; do
+  eval "a=\$ADDR_$i"
+  l=$(user_line "$st" $a)
+  n=$(awk '{print $2}' <<<"$l")
+  [ "$(peer_value "$st" "$n" rx_packets)" -ge 6 ] && [ "$(peer_value "$st" "$n" tx_packets)" -ge 6 ] &&
+    [ "$(peer_value "$st" "$n" last_seen)" -gt 0 ] && [ "$(peer_value "$st" "$n" rx_auth)" = 0 ] &&
+    grep -q " $(outer $i) keying ikev2 inner $a spi_out 0x" <<<"$l" &&
+    { grep -q " id C=RU, O=gostx test, CN=u$i.users.gostx.test$" <<<"$l" ||
+      { [ $i = 5 ] && grep -q " id kiosk@users.gostx.test$" <<<"$l"; }; } &&
+    ok "status: $l" || bad "status of user $i: $l"
+done
+ip netns exec $NA "$G" tunnel --status --json -c "$gw_conf" >"$T/status.json"
+json_ok() { ok "--status --json: site 1 and five users"; }
+json_bad() { bad "--status --json: $(cat "$T/status.json")"; }
+python3 - "$T/status.json" "$ADDR_1" "$ADDR_2" <<'EOF' && json_ok || json_bad
+import json, sys
+s = json.load(open(sys.argv[1]))
+peers = {p["name"]: p for p in s["peers"]}
+users = {p["inner"]: p for p in s["peers"] if p.get("keying") == "ikev2"}
+assert "s1" in peers and len(users) == 5, peers
+u1 = users[sys.argv[2]]
+assert u1["id"] == "C=RU, O=gostx test, CN=u1.users.gostx.test" and u1["rx_selector"] == 3, u1
+assert u1["address"] == "10.231.11.2:4500" and u1["spi_in"].startswith("0x"), u1
+assert users[sys.argv[3]]["rx_selector"] == 0
+EOF
+
+# 5. user 2 stopped and started again while users 1 and 3 ping on
+ip netns exec $U1 ping -q -c 25 -i 0.2 -W $(bound 1) -I $ADDR_1 10.1.0.1 >"$T/p1.out" 2>&1 &
+P1=$!
+ip netns exec $U3 ping -q -c 25 -i 0.2 -W $(bound 1) -I $ADDR_3 10.99.0.1 >"$T/p3.out" 2>&1 &
+P3=$!
+PIDS+=($P1 $P3)
+old2=$ADDR_2
+tunnel_stop $PID_u2
+for _ in $(seq $(bound 50)); do grep -q 'CN=u2.users.gostx.test at .*: its IKE SA is gone' "$T/gw.log" && break; sleep 0.1; done
+grep -q 'CN=u2.users.gostx.test at 10.231.12.2:4500: its IKE SA is gone: out of the tables' "$T/gw.log" &&
+  ok "user 2 stopped: out of the gateway's tables" || bad "user 2's end: $(tail -4 "$T/gw.log")"
+ip -n $U2 addr flush dev gxrt2 2>/dev/null
+user_up 2 && [ "$ADDR_2" = "$old2" ] && ok "user 2 back with its address $ADDR_2" ||
+  bad "user 2 back with ${ADDR_2:-none} (was $old2)"
+[ "$(answered $U2 $ADDR_2 10.1.0.1)" = 3 ] && ok "user 2 pings site 1 again" || bad "user 2's pings after its restart"
+wait $P1 $P3
+for f in p1 p3; do
+  grep -q '25 packets transmitted, 25 received' "$T/$f.out" &&
+    ok "$f: the other users' pings through user 2's restart: $(grep transmitted "$T/$f.out")" ||
+    bad "$f: $(cat "$T/$f.out")"
+done
+
+# user 3 rekeyed all along (every 3 s): the new SAs took over at the gateway
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+n=$(peer_value "$st" "$(awk '{print $2}' <<<"$(user_line "$st" $ADDR_3)")" rekeys)
+[ "${n:-0}" -ge 1 ] && grep -q "Child SA rekeyed (the peer's)" "$T/gw.log" &&
+  ok "user 3: $n rekeys at the gateway, its pings whole through them" ||
+  bad "user 3's rekeys: ${n:-none}: $(grep -i rekey "$T/gw.log" | tail -3)"
+
+# 7. the gateway stopped: it deletes each user's IKE SA on its way out
+tunnel_stop $PID_gw
+for i in 1 3 4 5; do
+  l=$(grep 'IKE SA with C=RU, O=gostx test, CN=gw deleted' "$T/u$i.log" | tail -1)
+  [ -n "$l" ] && ok "user $i told at the gateway's stop: ${l#*ike: }" ||
+    bad "user $i not told: $(tail -2 "$T/u$i.log")"
+done
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
+  bad "sanitizer reports (above)"
+fi
+finish
