@@ -32,6 +32,28 @@ static inline void fuzz_scratch_file(char *path, size_t cap) {
   close(fd);
 }
 
+/* For a harness whose reader takes a path: its input written to the
+ * scratch file (made on the first call, removed at exit), whose path it
+ * returns; *lines gets the input's line count (1 + its newlines). */
+static inline char *fuzz_input_path(void) {
+  static char path[64];
+  return path;
+}
+static inline void fuzz_input_remove(void) { unlink(fuzz_input_path()); }
+static inline const char *fuzz_input_file(const uint8_t *data, size_t size, size_t *lines) {
+  char *path = fuzz_input_path();
+  if (!path[0]) {
+    fuzz_scratch_file(path, 64);
+    atexit(fuzz_input_remove);
+  }
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, size, f) != size) abort();
+  fclose(f);
+  *lines = 1;
+  for (size_t i = 0; i < size; i++) *lines += data[i] == '\n';
+  return path;
+}
+
 /* A view (NULL when the field is absent) outside the input is a bug. */
 static inline void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len) {
   if (p && !within(p, n, in, in_len)) bug("a view outside the input");

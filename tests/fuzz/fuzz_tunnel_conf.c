@@ -20,25 +20,10 @@
 #define FUZZ_NAME "fuzz_tunnel_conf"
 #include "fuzz_check.h"
 
-static char path[64];
-
-static void cleanup(void) { unlink(path); }
-
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  fuzz_scratch_file(path, sizeof path);
-  atexit(cleanup);
-  return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 1 << 16) return 0;
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(data, 1, size, f) != size) abort();
-  fclose(f);
-  size_t lines = 1;
-  for (size_t i = 0; i < size; i++) lines += data[i] == '\n';
+  size_t lines;
+  const char *path = fuzz_input_file(data, size, &lines);
   static struct tunnel_config cfg; /* large: not on the stack */
   memset(&cfg, 0, sizeof cfg);
   int rc = tunnel_config_read(path, &cfg);
