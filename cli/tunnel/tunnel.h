@@ -178,6 +178,10 @@ struct tunnel_config {
   /* keying = ikev2, a remote user: an inner address asked of the gateway
    * (request_address = yes: a CFG_REQUEST) */
   int request_address;
+  /* with it: the IPv4 prefixes routed into the device once the address is
+   * on it (inner_routes = 10.0.0.0/8, ...) */
+  struct tunnel_prefix inner_routes[TUNNEL_TS_MAX];
+  size_t n_inner_routes;
 };
 
 /* Counters of one worker; the status sums them. */
@@ -391,6 +395,11 @@ void tunnel_offloads_print(struct tunnel *t, FILE *f);
  * device lock (/run/gostx, root's), held while the tunnel runs: given back
  * with tunnel_tun_unlock when the fds are closed. */
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock);
+/* A remote user's inner address (request_address = yes: the one the
+ * gateway gave) as the device's own, a /32, and cfg->inner_routes into the
+ * device: 0, or -1 with what failed in err. */
+int tunnel_inner_address_set(const struct tunnel_config *cfg, const uint8_t ip[4], char *err,
+                             size_t cap);
 /* Removes the device lock's file and closes it. */
 void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock);
 /* With tun_offload on (the queues opened with IFF_VNET_HDR: t->tun_vnet):

@@ -386,6 +386,21 @@ static int set_ts(struct tunnel_config *cfg, size_t off, const char *v) {
   return each_item(cfg, v, ts_item) || !cfg->nts ? -1 : 0;
 }
 
+/* inner_routes: what a remote user sends into its device once the
+ * gateway's address is on it, "10.0.0.0/8, 192.168.5.0/24" (IPv4: the
+ * address is) */
+static int inner_route_item(struct tunnel_config *cfg, const char *s) {
+  struct tunnel_prefix *p = &cfg->inner_routes[cfg->n_inner_routes];
+  return cfg->n_inner_routes == TUNNEL_TS_MAX || tunnel_prefix_parse(s, p) || p->family != 4
+             ? -1
+             : (cfg->n_inner_routes++, 0);
+}
+static int set_inner_routes(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->n_inner_routes = 0;
+  return each_item(cfg, v, inner_route_item) || !cfg->n_inner_routes ? -1 : 0;
+}
+
 /* pool: the IPv4 prefix a [pool]'s users get their addresses from (its
  * hosts: no network, no broadcast address) */
 static int set_pool(struct tunnel_config *cfg, size_t off, const char *v) {
@@ -493,6 +508,12 @@ static int bad_ts(const struct cfg_at *at, const char *k, const char *v) {
                    "bits set past the length), separated by commas, at most %d",
                    at->path, at->line, v, TUNNEL_TS_MAX);
 }
+static int bad_inner_routes(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad inner_routes '%s': IPv4 prefixes as 10.0.0.0/8 (no bits set "
+                   "past the length), separated by commas, at most %d",
+                   at->path, at->line, v, TUNNEL_TS_MAX);
+}
 static int bad_pool(const struct cfg_at *at, const char *k, const char *v) {
   (void)k;
   return cli_usage("%s:%u: bad pool '%s': an IPv4 prefix as 10.200.0.0/24, at most /30",
@@ -566,6 +587,7 @@ static const struct {
     /* never called: config_line reads address lines itself (set_user_addr) */
     {"address", set_pool, 0, 0, ONLY_POOL, bad_value},
     {"request_address", set_yes_no, CFG(request_address), 0, ONLY_IKE, bad_value},
+    {"inner_routes", set_inner_routes, 0, 0, ONLY_IKE, bad_inner_routes},
 };
 #undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
@@ -849,11 +871,15 @@ static int mixed_keying(const struct tunnel_config *cfg, const char *path,
   return 0;
 }
 
+/* The line the setting called name was first given on, 0: not given. */
+static unsigned first_line_of(const unsigned *first_line, const char *name) {
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (!strcmp(settings[i].name, name)) return first_line[i];
+  return 0;
+}
 /* Whether the setting called name was given. */
 static int given(const unsigned *first_line, const char *name) {
-  for (size_t i = 0; i < NSETTINGS; i++)
-    if (!strcmp(settings[i].name, name)) return first_line[i] != 0;
-  return 0;
+  return first_line_of(first_line, name) != 0;
 }
 
 /* ike_rekey_seconds unset: TUNNEL_IKE_REKEY_EVERY Child SA periods (0
@@ -885,6 +911,10 @@ static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned
     return cli_usage("%s: crl lines with revocation = off: no certificate would be looked up "
                      "in them",
                      path);
+  if (cfg->n_inner_routes && !cfg->request_address)
+    return cli_usage("%s:%u: inner_routes go into the device with the address the gateway "
+                     "gives: request_address = yes",
+                     path, first_line_of(first_line, "inner_routes"));
   if (!cfg->n_encr) { /* RFC 9385 A.1.1's offer */
     cfg->encr[0] = GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
     cfg->encr[1] = GOSTX_ESP_MAGMA_MGM_KTREE;

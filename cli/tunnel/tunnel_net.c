@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
+#include <net/route.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdlib.h>
@@ -357,4 +358,46 @@ int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int 
   }
   if (s >= 0) close(s);
   return rc ? CLI_EXIT_FAIL : 0;
+}
+
+/* sin for an IPv4 address (4 octets, network order) */
+static void ipv4_sockaddr(struct sockaddr *sa, const uint8_t ip[4]) {
+  struct sockaddr_in sin = {.sin_family = AF_INET};
+  memcpy(&sin.sin_addr, ip, 4);
+  memcpy(sa, &sin, sizeof sin);
+}
+
+int tunnel_inner_address_set(const struct tunnel_config *cfg, const uint8_t ip[4], char *err,
+                             size_t cap) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  memcpy(ifr.ifr_name, cfg->tun, strlen(cfg->tun));
+  static const uint8_t host[4] = {255, 255, 255, 255};
+  const char *what = "socket";
+  int rc = s < 0;
+  /* SIOCSIFADDR replaces the device's (primary) IPv4 address: a new lease
+   * takes the old one's place; the /32 keeps the pool's other hosts off
+   * the device */
+  if (!rc) ipv4_sockaddr(&ifr.ifr_addr, ip), what = "address";
+  if (!rc) rc = ioctl(s, SIOCSIFADDR, &ifr) < 0;
+  if (!rc) ipv4_sockaddr(&ifr.ifr_netmask, host), what = "netmask";
+  if (!rc) rc = ioctl(s, SIOCSIFNETMASK, &ifr) < 0;
+  for (size_t i = 0; !rc && i < cfg->n_inner_routes; i++) {
+    const struct tunnel_prefix *p = &cfg->inner_routes[i];
+    uint8_t mask[4] = {0};
+    for (unsigned b = 0; b < p->len; b++) mask[b / 8] |= (uint8_t)(0x80 >> (b % 8));
+    struct rtentry rt;
+    memset(&rt, 0, sizeof rt);
+    ipv4_sockaddr(&rt.rt_dst, p->addr);
+    ipv4_sockaddr(&rt.rt_genmask, mask);
+    rt.rt_flags = RTF_UP;
+    rt.rt_dev = (char *)cfg->tun;
+    what = "route";
+    /* one already there (the admin's, or ours before a restart) serves */
+    rc = ioctl(s, SIOCADDRT, &rt) < 0 && errno != EEXIST;
+  }
+  if (rc) snprintf(err, cap, "%s: %s", what, strerror(errno));
+  if (s >= 0) close(s);
+  return rc ? -1 : 0;
 }

@@ -359,6 +359,15 @@ expect 2 "c.conf:29: tun is no setting of a \[pool\] section" "$(gw; pool | sed 
 expect 2 "c.conf:29: bad pool '10.200.0.0/31'" "$(gw; POOL=10.200.0.0/31 pool)"
 expect 2 "c.conf:30: bad dns '10.99.0.53, x'" "$(gw; pool | sed 's|^dns = .*|dns = 10.99.0.53, x|')"
 expect 2 "request_address is a setting of keying = ikev2" "$(base; echo 'request_address = yes')"
+# inner_routes: IPv4 prefixes into the device with the gateway's address
+# (request_address = yes), refused without it and when not IPv4 prefixes
+expect 0 '' "$(ike; echo 'request_address = yes'; echo 'inner_routes = 10.0.0.0/8, 192.168.5.0/24')"
+expect 2 "c.conf:9: inner_routes go into the device with the address the gateway gives: request_address = yes" \
+  "$(ike; echo 'inner_routes = 10.0.0.0/8')"
+expect 2 "c.conf:10: bad inner_routes '10.0.0.0/8, fd00::/8': IPv4 prefixes" \
+  "$(ike; echo 'request_address = yes'; echo 'inner_routes = 10.0.0.0/8, fd00::/8')"
+expect 2 "c.conf:10: bad inner_routes '10.1.2.3/16'" "$(ike; echo 'request_address = yes'; echo 'inner_routes = 10.1.2.3/16')"
+expect 2 "inner_routes is a setting of keying = ikev2" "$(base; echo 'inner_routes = 10.0.0.0/8')"
 # psk lines: users of a PSK each, by their ID exactly (alone: no certificate)
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
 chmod 600 "$T/kiosk.psk"

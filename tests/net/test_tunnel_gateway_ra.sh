@@ -142,7 +142,7 @@ ip -n $NB route add 10.200.0.0/24 dev gxrs1 src 10.1.0.1
 ip -n $NB route add 10.201.0.0/24 dev gxrs1 src 10.1.0.1
 
 # user_up I: user i started (its "up" line within the bound), its inner
-# address (from its --status: ike_inner_address) on its TUN device with the
+# address (from its --status: ike_inner_address) found on its TUN device, the
 # routes to the gateway's host and site 1 (in a table of its own, for what
 # it sends from its address: users 1 and 4 share a namespace; in the main
 # table too for the first of the namespace); ADDR_i set. 1 when not up.
@@ -155,8 +155,9 @@ user_up() {
   local a
   eval "a=\$ADDR_$i"
   [ -n "$a" ] || { bad "user $i: no inner address in its status"; return 1; }
-  ip -n $ns addr add $a/32 dev gxrt$i
-  ip -n $ns link set gxrt$i up
+  # the tunnel put it on its device (a /32) before its "up" line
+  ip -n $ns -4 addr show dev gxrt$i | grep -q "inet $a/32 " ||
+    { bad "user $i: $a not on gxrt$i: $(ip -n $ns -4 addr show dev gxrt$i)"; return 1; }
   ip -n $ns rule add from $a lookup 10$i
   local net
   for net in 10.99.0.0/16 10.1.0.0/16; do

@@ -107,7 +107,7 @@ user_route() {
   a=$(tunnel_status $NU u$i ike_inner_address)
   [ -n "$a" ] || return 1
   ADDR[$i]=$a
-  ip -n $NU addr add $a/32 dev gxsu$i && ip -n $NU link set gxsu$i up &&
+  ip -n $NU -4 addr show dev gxsu$i | grep -q "inet $a/32 " && # the tunnel's doing
     ip -n $NU rule add from $a lookup $((1000 + i)) &&
     ip -n $NU route add 10.99.0.0/16 dev gxsu$i src $a table $((1000 + i)) &&
     ip -n $NU route add 10.0.0.0/14 dev gxsu$i src $a table $((1000 + i))

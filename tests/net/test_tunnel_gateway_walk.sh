@@ -6,6 +6,7 @@
 # 198.51.100.1/30 to the branch, 203.0.113.1/30 to Anna). A block that
 # starts a tunnel in the background is followed by a wait for its "up"
 # line (the doc's "once it is up"). Checked: every block exits 0; Anna's
+# device has an address of the pool (her tunnel put it there); her
 # pings to the gateway's host and to the branch are all answered; the
 # gateway's --status lists the branch and Anna (her ID) with packets
 # received from each. The doc and the test cannot drift apart: edit the
@@ -69,7 +70,11 @@ for b in "${blocks[@]}"; do
   fi
 done
 
-# the pings (the anna block that sends them) and the gateway's status
+# the address on Anna's device (the tunnel's doing), the pings (the anna
+# block that sends them) and the gateway's status
+inet=$(grep -ho 'inet 10\.200\.0\.[0-9]*/32' "$T"/block*.sh.out)
+[ -n "$inet" ] && ok "Anna's device: $inet of the pool, put there by her tunnel" ||
+  bad "no pool address on anna0: $(cat "$T"/block*.sh.out | grep inet)"
 pings=$(grep -h 'packets transmitted' "$T"/block*.sh.out)
 [ "$(grep -c ' 3 received' <<<"$pings")" = 2 ] && ok "Anna's pings to the gateway and the branch: all answered" ||
   bad "Anna's pings: $pings"

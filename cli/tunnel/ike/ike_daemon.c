@@ -222,15 +222,22 @@ static void drain_events(struct tunnel_ike *k) {
   gostx__ike_mgr_shown_get(k->mgr, &k->shown);
   const gostx__ike_mgr_shown s = k->shown;
   pthread_mutex_unlock(&k->lock);
-  if (gostx__ike_mgr_installed(k->mgr)) atomic_store(&k->installed, 1);
-  /* request_address = yes: the address the gateway gave, once (its
-   * changes too); the device's address is the admin's to set */
+  /* request_address = yes: the address the gateway gave, said and put on
+   * the device (its changes too: a new lease replaces the old address),
+   * with the inner_routes into the device; before the tunnel says it
+   * is up (installed), so what follows its "up" line finds them */
   if (s.inner_ip_len == 4 && memcmp(k->inner_said, s.inner_ip, 4)) {
-    char a[INET_ADDRSTRLEN];
+    char a[INET_ADDRSTRLEN], err[128];
     memcpy(k->inner_said, s.inner_ip, 4);
-    ike_say("the peer gave us the inner address %s (ike_inner_address in --status)",
-            inet_ntop(AF_INET, s.inner_ip, a, sizeof a) ? a : "?");
+    inet_ntop(AF_INET, s.inner_ip, a, sizeof a);
+    if (tunnel_inner_address_set(&k->t->cfg, s.inner_ip, err, sizeof err))
+      ike_say("the peer gave us the inner address %s, not set on %s: %s", a, k->t->cfg.tun, err);
+    else
+      ike_say("the peer gave us the inner address %s: on %s, with %zu inner_routes "
+              "(ike_inner_address in --status)",
+              a, k->t->cfg.tun, k->t->cfg.n_inner_routes);
   }
+  if (gostx__ike_mgr_installed(k->mgr)) atomic_store(&k->installed, 1);
 }
 
 /* One datagram into k->in from the IKE socket, or from the workers (one
