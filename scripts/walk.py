@@ -13,14 +13,18 @@ or, set in a table first, the next call of the function into a lower room
 (the library that will call it back). Each function is read once (depth
 first, in the order of its calls).
 
-Where the reader stops: lib/'s layers below --floor (scripts/layers.py's
-LAYERS, by name; "cms" by default, the signature formats' own layer) are the
-machinery under the feature (certificates, DER, ciphers, hashes, curves, key
-objects): a call into them is entered (its file is a room) but not followed
-further, as a newcomer reading a data path takes gostx_x509_* or
-gostx__der_* for what its name says; a callback handed to such a call is
-still called back. --floor none reads no library code at all (each library
-call a room); --floor base reads everything.
+Where the reader stops: lib/'s layers below --machinery (scripts/layers.py's
+LAYERS, by name; "x509" by default) are the machinery under the features
+(DER, ciphers, hashes, curves, key objects, the base): a newcomer reading a
+data path takes gostx__der_* or gostx_streebog_* for what its name says, so
+a call into them is no room and is not followed (a callback handed to one
+counts as called by the function that handed it). From there up to --floor
+("cms" by default, the signature formats' own layer) a call is a room
+entered but not read further (certificates, paths, OCSP: lib/x509's
+functions as their names say); from --floor up, and all of cli/ and
+integrations/, the code is read. --floor none reads no library code (each
+library call a room, its callbacks still called back); --machinery base
+counts every file.
 
 rooms: the distinct files the walk enters (a header counts where a static
 inline of it is called).
@@ -35,7 +39,7 @@ counted once:
     the way down to the caller and left (A -> B -> A: back in a room it came
     from, with B's story half told).
 
-Run from anywhere: scripts/walk.py [--root DIR] [--floor LAYER] [--list]
+Run from anywhere: scripts/walk.py [--root DIR] [--floor LAYER] [--machinery LAYER] [--list]
 FILE:NAME | cms-enhance | xml-sign. Prints "rooms N climbs M" (--list: each
 room and each climb)."""
 import argparse
@@ -198,13 +202,17 @@ class Tree:
         return [step for _, step in sorted(out, key=lambda p: p[0])]
 
 
-def walk(tree, entry, floor):
+def walk(tree, entry, floor, machinery="x509"):
     """(rooms, climbs): the files in the order entered; the climbing calls
     as {(caller, callee): (the caller's file, the callee's)}."""
     names = [n for n, _ in layers.LAYERS]
     fk = names.index(floor) if floor in names else len(names)
+    mk = names.index(machinery)
     rooms, seen, climbs = [], set(), {}
     handed = {}  # a function not read yet -> the callbacks it will call
+
+    def named(fn):  # the machinery: no room, not read
+        return fn[0].startswith("lib/") and rank(fn[0]) < mk
 
     def enter(fn, stack):
         if fn[0] not in rooms:
@@ -212,7 +220,7 @@ def walk(tree, entry, floor):
         seen.add(fn)
         if not (fn[0].startswith("lib/") and rank(fn[0]) < fk):  # else taken as named
             for step in tree.steps(fn):
-                if step[1] == "callback" and step[2] != fn:
+                if step[1] == "callback" and step[2] != fn and not named(step[2]):
                     if step[2] in seen:  # read already: it calls this one too
                         move(step[2], step[0], stack + [step[2]])
                     else:
@@ -227,7 +235,7 @@ def walk(tree, entry, floor):
         below = [f[0] for f in stack[:-1]]
         if a != b and (rank(b) > rank(a) or b in below):
             climbs.setdefault((fn, callee), (a, b))
-        if callee not in seen:
+        if callee not in seen and not named(callee):
             enter(callee, stack + [callee])
 
     enter(entry, [entry])
@@ -239,19 +247,22 @@ def main():
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     ap.add_argument("--floor", default="cms",
                     help="lib/'s lowest layer read (layers.py's names; none, base)")
+    ap.add_argument("--machinery", default="x509",
+                    help="lib/'s lowest layer that is a room (below: taken by name)")
     ap.add_argument("--list", action="store_true", help="each room and climb")
     ap.add_argument("entry", help="FILE:NAME, or " + " | ".join(ENTRIES))
     a = ap.parse_args()
     spec = ENTRIES.get(a.entry, a.entry)
     rel, _, name = spec.partition(":")
-    if a.floor != "none" and a.floor not in [n for n, _ in layers.LAYERS]:
-        print(f"walk: --floor {a.floor}: no such layer in scripts/layers.py", file=sys.stderr)
-        return 2
+    for opt, val in (("--floor", a.floor), ("--machinery", a.machinery)):
+        if val != "none" * (opt == "--floor") and val not in [n for n, _ in layers.LAYERS]:
+            print(f"walk: {opt} {val}: no such layer in scripts/layers.py", file=sys.stderr)
+            return 2
     tree = Tree(a.root)
     if rel not in tree.funcs or name not in tree.funcs[rel]:
         print(f"walk: no function {name} in {rel}", file=sys.stderr)
         return 2
-    rooms, climbs = walk(tree, (rel, name), a.floor)
+    rooms, climbs = walk(tree, (rel, name), a.floor, a.machinery)
     if a.list:
         for r in rooms:
             print("room", r)
