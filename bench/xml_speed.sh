@@ -36,21 +36,12 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-bytes=$(numfmt --from=iec "$size") || { echo "xml_speed.sh: --size: $size is no size" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "xml_speed.sh: /usr/bin/time is needed (apt-get install time)" >&2; exit 1; }
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGOSTX_XMLDSIG=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" --target gostx gostx_cli gostx_xmldsig >/dev/null
-G=$build/gostx
-T=$(mktemp -d "${TMPDIR:-/tmp}/xml_speed.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+XML_TARGETS="gostx gostx_cli gostx_xmldsig"
+. "$root/bench/xml_common.sh"
 gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/integrations/xmldsig" -o "$T/xml_docs" \
   "$root/bench/xml/xml_docs.c" "$build/libgostx-xmldsig.a" "$build/libgostx.a" \
   $(pkg-config --cflags --libs libxml-2.0) -lpthread
-cd "$T"
-{ "$G" genpkey -c 256A -o ca.key && "$G" req -x509 -ca -key ca.key -subj "/CN=xml_speed CA" -days 2 -out ca.pem &&
-  "$G" genpkey -c 256A -o k.key && "$G" req -new -key k.key -subj "/CN=xml_speed" -out k.csr &&
-  printf 'basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\n' >leaf.ext &&
-  "$G" x509 -req -in k.csr -CA ca.pem -CAkey ca.key -days 1 -extfile leaf.ext -out k.pem; } 2>/dev/null
+xml_pki
 
 # a SendRequestRequest of about 4 KiB: 40 records in MessagePrimaryContent
 { printf '<?xml version="1.0" encoding="UTF-8"?>\n<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>'

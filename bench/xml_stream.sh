@@ -22,18 +22,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-bytes=$(numfmt --from=iec "$size") || { echo "xml_stream.sh: --size: $size is no size" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "xml_stream.sh: /usr/bin/time is needed (apt-get install time)" >&2; exit 1; }
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGOSTX_XMLDSIG=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" --target gostx gostx_cli >/dev/null
-G=$build/gostx
-T=$(mktemp -d "${TMPDIR:-/tmp}/xml_stream.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-{ "$G" genpkey -c 256A -o ca.key && "$G" req -x509 -ca -key ca.key -subj "/CN=xml_stream CA" -days 2 -out ca.pem &&
-  "$G" genpkey -c 256A -o k.key && "$G" req -new -key k.key -subj "/CN=xml_stream" -out k.csr &&
-  printf 'basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\n' >leaf.ext &&
-  "$G" x509 -req -in k.csr -CA ca.pem -CAkey ca.key -days 1 -extfile leaf.ext -out k.pem; } 2>/dev/null
+XML_TARGETS="gostx gostx_cli"
+. "$root/bench/xml_common.sh"
+xml_pki
 
 # time -v's report: peak RSS in KiB, wall seconds (h:mm:ss or m:ss.cc), CPU seconds
 report() {

@@ -96,6 +96,36 @@ static inline size_t gostx_md_tail(uint8_t tail[72], size_t buf_len, uint64_t to
   return zeros + 8;
 }
 
+/* The rest of the shell SHA-1 and SHA-256 share (FIPS 180-4: 64-byte
+ * blocks, 32-bit big-endian words): the block buffer and the byte count,
+ * the update through the hash's own compression of its chaining value h,
+ * and the final writing words words of h. Inline, so that each hash calls
+ * its compression directly. */
+typedef struct gostx_md32 {
+  uint8_t buf[64];
+  size_t buf_len;
+  uint64_t total; /* bytes hashed so far */
+} gostx_md32;
+typedef void (*gostx_md32_compress)(uint32_t *h, const uint8_t *block);
+
+static inline void gostx_md32_update(uint32_t *h, gostx_md32 *m, gostx_md32_compress compress,
+                                     const void *data, size_t len) {
+  const uint8_t *p = data;
+  m->total += len;
+  while (len) {
+    if (!gostx_buffer_fill(m->buf, &m->buf_len, sizeof m->buf, &p, &len)) continue;
+    compress(h, m->buf);
+    m->buf_len = 0;
+  }
+}
+
+static inline void gostx_md32_final(uint32_t *h, gostx_md32 *m, gostx_md32_compress compress,
+                                    size_t words, uint8_t *out) {
+  uint8_t tail[sizeof m->buf + 8];
+  gostx_md32_update(h, m, compress, tail, gostx_md_tail(tail, m->buf_len, m->total));
+  for (size_t i = 0; i < words; i++) gostx_store32_be(out + 4 * i, h[i]);
+}
+
 /* dst += src mod 2^(64 * words), both little-endian byte strings (the
  * checksums Sigma of Streebog and GOST R 34.11-94). No branches on the data:
  * Sigma is a sum of message blocks (secret for HMAC inner input). */

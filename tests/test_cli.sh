@@ -8,12 +8,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${GOSTX:=$here/../build/gostx}"
 : "${GOSTX_VECTORS:=$here/vectors}"
 export GOSTX GOSTX_VECTORS
-if ! command -v python3 >/dev/null 2>&1; then
-  echo "python3 not found: skipping"
-  exit 77
-fi
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX"
-  exit 1
-fi
+. "$here/support/py_driver.sh"
 exec python3 "$here/cli_vectors.py"

@@ -18,22 +18,31 @@ enum { CAP = GOSTX_IKE_MSG_MAX };
 static uint8_t bi[CAP], br[CAP];
 static size_t li, lr;
 
-/* Messages between i and r until neither has anything to say. */
-static void converse(gostx_ike_engine *i, gostx_ike_engine *r) {
+/* Messages between i and r at now_ms until neither has anything to say. */
+static void converse_at(gostx_ike_engine *i, gostx_ike_engine *r, int64_t now_ms) {
   for (int round = 0; round < 8 && li; round++) {
     lr = 0;
-    gostx__ike_input(r, bi, li, 0, br, CAP, &lr);
+    gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
     li = 0;
-    if (lr) gostx__ike_input(i, br, lr, 0, bi, CAP, &li);
+    if (lr) gostx__ike_input(i, br, lr, now_ms, bi, CAP, &li);
   }
+}
+
+static void converse(gostx_ike_engine *i, gostx_ike_engine *r) { converse_at(i, r, 0); }
+
+/* Fresh engines of ci and cr, the initiator's request, then the messages
+ * between them, at now_ms. */
+static void handshake_at(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                         const gostx_ike_conf *cr, int64_t now_ms) {
+  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
+  converse_at(i, r, now_ms);
 }
 
 static void handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
                       const gostx_ike_conf *cr) {
-  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
-  converse(i, r);
+  handshake_at(i, r, ci, cr, 0);
 }
 
 static void keys_agree(const gostx_ike_engine *i, const gostx_ike_engine *r, const char *what) {
@@ -493,18 +502,10 @@ static void cert_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cer
   cr->id_len = ci->peer_id_len = sizeof fqdn_r - 1;
 }
 
+/* A handshake an hour into the test PKI's certificates' validity. */
 static void cert_handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
                            const gostx_ike_conf *cr) {
-  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
-  for (int round = 0; round < 8 && li; round++) {
-    lr = 0;
-    gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
-    li = 0;
-    if (lr) gostx__ike_input(i, br, lr, now_ms, bi, CAP, &li);
-  }
+  handshake_at(i, r, ci, cr, (IKE_PKI_T0 + 3600) * 1000);
 }
 
 static void certificates(void) {

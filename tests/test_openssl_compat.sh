@@ -34,14 +34,7 @@ if ! command -v openssl >/dev/null 2>&1 || ! openssl engine gost >/dev/null 2>&1
   echo "openssl with gost-engine not available: skipping"
   exit 77
 fi
-if ! command -v python3 >/dev/null 2>&1; then
-  echo "python3 not found: skipping"
-  exit 77
-fi
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX"
-  exit 1
-fi
+. "$here/support/py_driver.sh"
 
 exec python3 - "$here/support" <<'PYEOF'
 import os, random, shutil, subprocess, sys, tempfile

@@ -7,19 +7,20 @@ last byte of a signature flipped, WHAT one of
         attribute's last bytes)
   sigts: the signature-time-stamp (the same, in its token)
   signer: the signer's own signature (its SignerInfo's signature value)"""
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "support"))
+from der import header  # noqa: E402  (the DER header reader the test scripts share)
 
 AA = bytes.fromhex("060b2a864886f70d01091002")  # id-aa 1.2.840.113549.1.9.16.2.
 
 
 def tlv(d, i):
     """(tag, content start, end) of the element at i"""
-    n = d[i + 1]
-    if n < 0x80:
-        return d[i], i + 2, i + 2 + n
-    k = n & 0x7F
-    start = i + 2 + k
-    return d[i], start, start + int.from_bytes(d[i + 2:start], "big")
+    tag, h, n = header(d, i)
+    return tag, i + h, i + h + n
 
 
 def children(d, start, end):

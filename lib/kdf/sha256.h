@@ -8,14 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "internal.h"
+
 #define GOSTX__SHA256_LEN 32
 #define GOSTX__SHA256_BLOCK 64
 
 typedef struct gostx__sha256_ctx {
   uint32_t h[8];
-  uint8_t buf[GOSTX__SHA256_BLOCK];
-  size_t buf_len;
-  uint64_t total; /* bytes hashed so far */
+  gostx_md32 m; /* the block buffer, the byte count */
 } gostx__sha256_ctx;
 
 typedef struct gostx__hmac_sha256_ctx {

@@ -36,19 +36,11 @@ void gostx__sha1_init(gostx__sha1_ctx *ctx) {
 }
 
 void gostx__sha1_update(gostx__sha1_ctx *ctx, const void *data, size_t len) {
-  const uint8_t *p = data;
-  ctx->total += len;
-  while (len) {
-    if (!gostx_buffer_fill(ctx->buf, &ctx->buf_len, GOSTX__SHA1_BLOCK, &p, &len)) continue;
-    compress(ctx->h, ctx->buf);
-    ctx->buf_len = 0;
-  }
+  gostx_md32_update(ctx->h, &ctx->m, compress, data, len);
 }
 
 void gostx__sha1_final(gostx__sha1_ctx *ctx, uint8_t out[GOSTX__SHA1_LEN]) {
-  uint8_t tail[GOSTX__SHA1_BLOCK + 8];
-  gostx__sha1_update(ctx, tail, gostx_md_tail(tail, ctx->buf_len, ctx->total));
-  for (int i = 0; i < 5; i++) gostx_store32_be(out + 4 * i, ctx->h[i]);
+  gostx_md32_final(ctx->h, &ctx->m, compress, 5, out);
   gostx_memzero(ctx, sizeof *ctx);
 }
 

@@ -14,14 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "internal.h"
+
 #define GOSTX__SHA1_LEN 20
 #define GOSTX__SHA1_BLOCK 64
 
 typedef struct gostx__sha1_ctx {
   uint32_t h[5];
-  uint8_t buf[GOSTX__SHA1_BLOCK];
-  size_t buf_len;
-  uint64_t total; /* bytes hashed so far */
+  gostx_md32 m; /* the block buffer, the byte count */
 } gostx__sha1_ctx;
 
 void gostx__sha1_init(gostx__sha1_ctx *ctx);

@@ -9,13 +9,19 @@ scratch; and the package against the gostx command (genpkey, pkey, sign,
 verify, vko, KEG) and openssl with gost-engine, both ways."""
 import base64
 import os
+import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 import gostx
 from gostx import Curve, PrivateKey, PublicKey
+
+# the test scripts' DER reader and OID writer (tests/support/der.py)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "support"))
+from der import header as der_header, oid as der_oid  # noqa: E402
 
 CURVES = list(Curve)  # the nine sets; iteration skips the CryptoPro aliases
 ALG_OID = {256: "1.2.643.7.1.1.1.1", 512: "1.2.643.7.1.1.1.2"}  # id-tc26-gost3410-12-256/-512
@@ -23,13 +29,8 @@ ALG_OID = {256: "1.2.643.7.1.1.1.1", 512: "1.2.643.7.1.1.1.2"}  # id-tc26-gost34
 
 def _tlv(b, i=0):
     """(tag, content, index after) of the DER element at b[i]."""
-    tag, n = b[i], b[i + 1]
-    i += 2
-    if n & 0x80:
-        k = n & 0x7F
-        n = int.from_bytes(b[i:i + k], "big")
-        i += k
-    return tag, b[i:i + n], i + n
+    tag, hl, n = der_header(b, i)
+    return tag, b[i + hl:i + hl + n], i + hl + n
 
 
 def _children(b):
@@ -41,16 +42,9 @@ def _children(b):
 
 
 def _oid(dotted):
-    """DER content of an OBJECT IDENTIFIER."""
-    arcs = [int(a) for a in dotted.split(".")]
-    out = bytearray([40 * arcs[0] + arcs[1]])
-    for a in arcs[2:]:
-        chunk = [a & 0x7F]
-        while a > 0x7F:
-            a >>= 7
-            chunk.append(0x80 | (a & 0x7F))
-        out += bytes(reversed(chunk))
-    return bytes(out)
+    """DER content of an OBJECT IDENTIFIER (its element's, after the two
+    header bytes: an OID here is short)."""
+    return der_oid(dotted)[2:]
 
 
 def _oid_text(content):

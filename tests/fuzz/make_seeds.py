@@ -12,6 +12,8 @@ usage: tests/fuzz/make_seeds.py PATH/TO/gostx
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "support"))
+from der import header  # noqa: E402  (the DER header reader the test scripts share)
 gostx = sys.argv[1]
 KEY = bytes.fromhex("8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef")
 
@@ -509,11 +511,8 @@ def cms_gostx_seeds():
 # are and their AuthenticatedSafe.
 def authenticated_safe(pfx):
     def tlv(b, i):  # (content start, content end) of the element at i
-        n, i = b[i + 1], i + 2
-        if n & 0x80:
-            k = n & 0x7f
-            n, i = int.from_bytes(b[i:i + k], "big"), i + k
-        return i, i + n
+        _, h, n = header(b, i)
+        return i + h, i + h + n
     s, _ = tlv(pfx, 0)          # PFX
     _, v = tlv(pfx, s)          # version
     ci, _ = tlv(pfx, v)         # authSafe ContentInfo
@@ -713,15 +712,13 @@ def der_len(n):
 def der_elems(b):  # (tag, whole element) of the DER elements in b
     i, out = 0, []
     while i < len(b):
-        n, h = b[i + 1], 2
-        if n & 0x80:
-            h, n = 2 + (n & 0x7f), int.from_bytes(b[i + 2:i + 2 + (n & 0x7f)], "big")
+        _, h, n = header(b, i)
         out.append((b[i], b[i:i + h + n]))
         i += h + n
     return out
 
 def der_body(e):  # the content of one element
-    return e[2 + (e[1] & 0x7f if e[1] & 0x80 else 0):]
+    return e[header(e, 0)[1]:]
 
 def two_keys(files):
     outer = der_elems(der_body(files["header"]))

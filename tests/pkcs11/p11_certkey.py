@@ -8,19 +8,16 @@ usage: p11_certkey.py CERT.der OUT.pem"""
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.join(here, "..", "support")]
 from p11_spki import write_pem  # noqa: E402
+from der import header  # noqa: E402
 
 
 def element(d, i):
     """(tag, start of content, end) of the DER element at d[i]."""
-    tag, n = d[i], d[i + 1]
-    i += 2
-    if n & 0x80:
-        k = n & 0x7F
-        n = int.from_bytes(d[i:i + k], "big")
-        i += k
-    return tag, i, i + n
+    tag, hl, n = header(d, i)
+    return tag, i + hl, i + hl + n
 
 
 def main():
