@@ -22,41 +22,11 @@
 #include "ike/engine.h"
 #include "ike/manager.h"
 #include "ike/mgr_int.h" /* the manager's size, printed */
+#include "ike_mgr_dp.h"
 #include "testutil.h"
 
 static const uint16_t encr[] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE};
 static const char psk[] = "a PSK for the gateway test, 40 bytes lon";
-
-/* The data path: the Child SA's keys are not used here, only its
- * presence (switch_out's SA is a token, nothing seals). */
-static int dp_token;
-static void *dp_add(void *ctx, const gostx__ike_mgr_child *c) {
-  (void)ctx, (void)c;
-  return &dp_token;
-}
-static int dp_switch(void *ctx, void *out, const gostx__ike_mgr_child *c) {
-  (void)ctx, (void)out, (void)c;
-  return 0;
-}
-static void dp_free(void *ctx, void *out) { (void)ctx, (void)out; }
-static void dp_retire(void *ctx, uint32_t spi) { (void)ctx, (void)spi; }
-static void dp_stop(void *ctx) { (void)ctx; }
-static int dp_accepted(void *ctx, uint32_t spi, uint64_t *n) {
-  (void)ctx, (void)spi;
-  *n = 0;
-  return -1;
-}
-static void dp_usage(void *ctx, uint32_t in, uint32_t out, gostx__ike_mgr_usage *u) {
-  (void)ctx, (void)in, (void)out;
-  memset(u, 0, sizeof *u);
-}
-static void dp_peer(void *ctx, const gostx__ike_mgr_addr *to) { (void)ctx, (void)to; }
-static uint64_t dp_sent(void *ctx) {
-  (void)ctx;
-  return 0;
-}
-static const gostx__ike_mgr_dp dp = {NULL,      dp_add,   dp_switch, dp_free, dp_retire,
-                                     dp_stop,   dp_accepted, dp_usage, dp_peer, dp_sent};
 
 static gostx__ike_mgr_addr ip4(uint8_t last, uint16_t port) {
   gostx__ike_mgr_addr a = {{10, 0, 0, last}, 4, port};
@@ -226,7 +196,8 @@ static void remote_access(int64_t now) {
   ys.cp_request = 1;
   side(&zs, "eve.example.ru", "gw.example.ru", z_at, gw_at, 1);
   zs.cp_request = 1;
-  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&ys, &dp);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
   int said = 0;
   gostx__ike_mgr_tick(y, now);
   pump(gw, y, y_at, now, "", &said);
@@ -245,8 +216,8 @@ static void remote_access(int64_t now) {
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
   /* an ID outside the patterns: refused, said with the ID, nothing assigned */
-  gw = gostx__ike_mgr_new(&gs, &dp);
-  gostx__ike_mgr *z = gostx__ike_mgr_new(&zs, &dp);
+  gw = gostx__ike_mgr_new(&gs, &ike_null_dp);
+  gostx__ike_mgr *z = gostx__ike_mgr_new(&zs, &ike_null_dp);
   said = 0;
   gostx__ike_mgr_tick(z, now);
   pump(gw, z, z_at, now, "its ID eve.example.ru matches no remote_id pattern", &said);
@@ -264,8 +235,8 @@ static void remote_access(int64_t now) {
   gs.peer_psk = peer_psk;
   side(&zs, "kiosk.example.ru", "gw.example.ru", z_at, gw_at, 1);
   zs.cp_request = 1;
-  gw = gostx__ike_mgr_new(&gs, &dp);
-  z = gostx__ike_mgr_new(&zs, &dp);
+  gw = gostx__ike_mgr_new(&gs, &ike_null_dp);
+  z = gostx__ike_mgr_new(&zs, &ike_null_dp);
   gostx__ike_mgr_tick(z, now);
   pump(gw, z, z_at, now, "", &said);
   gostx__ike_mgr_shown_get(gw, &sg);
@@ -364,8 +335,8 @@ static void many_users(int64_t now) {
     side(&ys, name[i], "gw.example.ru", y_at, gw_at, 1);
     ys.cp_request = 1;
     ys.dpd_seconds = 10;
-    gw[i] = gostx__ike_mgr_new(&gs[i], &dp);
-    gostx__ike_mgr *y = gostx__ike_mgr_new(&ys, &dp);
+    gw[i] = gostx__ike_mgr_new(&gs[i], &ike_null_dp);
+    gostx__ike_mgr *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
     if (!gw[i] || !y) abort();
     int said = 0;
     gostx__ike_mgr_tick(y, now);
@@ -424,7 +395,8 @@ int main(void) {
   side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
   gs.any_source = 1;
   side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
-  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&cs, &dp);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&cs, &ike_null_dp);
   CHECK(gw && y, "two managers");
   if (!gw || !y) return t_done();
 
