@@ -32,7 +32,6 @@ struct ra_user {
   struct tunnel_ra *ra;
   size_t idx; /* its slot: the gateway's users[idx] */
   gostx__ike_mgr *mgr;
-  gostx__ike_mgr_settings set;
   gostx__ike_mgr_addr src; /* where its IKE comes from */
   char at[56];             /* src as text */
   char id[256];            /* its ID as text once IKE_AUTH names it */
@@ -217,15 +216,16 @@ static int user_new(struct tunnel_ra *ra, size_t i, const gostx__ike_mgr_addr *s
   u->born_ms = now;
   gostx__ike_mgr_addr_text(src, u->at);
   snprintf(u->id, sizeof u->id, "(no ID yet)");
-  u->set = ra->k.set;
-  u->set.peer = *src;
-  u->set.peer_text = u->at;
-  u->set.peer_id_text = u->id; /* the log lines name it once known */
-  u->set.assign_ctx = u;
+  /* the pool's settings with the user's own: the manager keeps its copy */
+  gostx__ike_mgr_settings set = ra->k.set;
+  set.peer = *src;
+  set.peer_text = u->at;
+  set.peer_id_text = u->id; /* the log lines name it once known */
+  set.assign_ctx = u;
   const gostx__ike_mgr_dp dp = {u,          dp_add_child,   dp_switch_out, dp_free_out,
                                 dp_retire_in, dp_stop_out,  dp_in_accepted, dp_usage,
                                 dp_peer_set,  dp_data_sent};
-  u->mgr = gostx__ike_mgr_new(&u->set, &dp);
+  u->mgr = gostx__ike_mgr_new(&set, &dp);
   if (!u->mgr) return -1;
   struct sockaddr_storage ss;
   sockaddr_of(src, &ss);
@@ -386,7 +386,7 @@ int tunnel_ra_prepare(struct tunnel *t) {
   for (size_t i = 0; i < t->cfg.n_ids; i++) ra->ids[i] = t->cfg.ids[i];
   s->peer_patterns = ra->ids;
   s->n_peer_patterns = t->cfg.n_ids;
-  s->assign = assign; /* assign_ctx: each user's (gostx__ike_mgr_new copies s per user) */
+  s->assign = assign; /* assign_ctx: each user's (user_new) */
   s->peer_psk = t->cfg.n_user_psk ? peer_psk : NULL;
   for (size_t i = 0; i < t->cfg.n_user_psk; i++)
     if ((rc = ike_psk_read(pc, t->cfg.user_psk[i].path, ra->psk[i], sizeof ra->psk[i],
