@@ -388,6 +388,117 @@ static void many_users(int64_t now) {
           t_heap_used() > heap0 ? t_heap_used() - heap0 : 0);
 }
 
+/* ---- the cookie gate over all users (gostx__ike_mgr_gate), as
+ * ike_gateway.c's receive puts it in front of the users' managers ---- */
+
+enum { GATE_SLOTS = 8 }; /* COOKIEs for all once 4 are half-open */
+static gostx__ike_mgr *slot[GATE_SLOTS];
+static gostx__ike_mgr_addr slot_at[GATE_SLOTS];
+static gostx__ike_mgr_settings slot_set[GATE_SLOTS];
+
+/* An IKE_SA_INIT request of a new IKE SA from `from`: 1 a COOKIE answered
+ * (into *cookie), 0 a user's manager made for it (its answers drained,
+ * into peer when not NULL). The half-open users counted as the gateway's
+ * slots stand. */
+static int gate_in(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
+                   gostx__ike_mgr_addr from, int64_t now, gostx__ike_mgr *peer) {
+  size_t open = 0, mine = 0;
+  for (int i = 0; i < GATE_SLOTS; i++) {
+    gostx__ike_mgr_shown sh;
+    if (!slot[i]) continue;
+    gostx__ike_mgr_shown_get(slot[i], &sh);
+    if (sh.state == 2) continue;
+    open++;
+    mine += slot_at[i].ip_len == from.ip_len && !memcmp(slot_at[i].ip, from.ip, from.ip_len);
+  }
+  const gostx__ike_mgr_to f = {from, 0};
+  const int rc = gostx__ike_mgr_gate_check(g, msg, len, &f, open, mine, &ev);
+  if (rc == GOSTX_IKE_MGR_GATE_COOKIE) {
+    CHECK(is_cookie(ev.data, ev.len) && ev.to.addr.port == from.port, "a COOKIE, back to it");
+    if (peer) {
+      static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+      const size_t n = ev.len;
+      memcpy(m, ev.data, n);
+      gostx__ike_mgr_to back = {ip4(1, 500), 0};
+      gostx__ike_mgr_input(peer, m, n, &back, now);
+    }
+    return 1;
+  }
+  CHECK(rc == GOSTX_IKE_MGR_GATE_GO, "a readable request goes on (%d)", rc);
+  int i = 0;
+  while (i < GATE_SLOTS && slot[i]) i++;
+  if (i == GATE_SLOTS) abort();
+  side(&slot_set[i], "gw.example.ru", "y.example.ru", ip4(1, 500), from, 0);
+  slot_set[i].any_source = 1;
+  slot[i] = gostx__ike_mgr_new(&slot_set[i], &ike_null_dp);
+  slot_at[i] = from;
+  unsigned c = 0, o = 0;
+  to_gateway(slot[i], msg, len, from, now, &c, &o, peer);
+  CHECK(c == 0 && o == 1, "the user's own manager answers it (%u COOKIEs, %u answers)", c, o);
+  return 0;
+}
+
+/* A flood of IKE_SA_INITs from forged sources: each manager's own gate sees
+ * one source and would let every one in; the gateway's asks a COOKIE of
+ * a source's third (two half-open from it) and of every source once half
+ * the slots are half-open, nothing kept for them. y, a real user, is then
+ * asked one too, comes back with it and establishes. */
+static void gateway_gate(int64_t now) {
+  gostx__ike_mgr_gate *g = gostx__ike_mgr_gate_new(GATE_SLOTS / 2);
+  CHECK(g != NULL, "a gate");
+  if (!g) return;
+  gostx__ike_mgr_settings cs;
+  const gostx__ike_mgr_addr y_at = ip4(77, 500);
+  side(&cs, "y.example.ru", "gw.example.ru", y_at, ip4(1, 500), 1);
+  gostx__ike_mgr *y = gostx__ike_mgr_new(&cs, &ike_null_dp);
+  static uint8_t init[GOSTX_IKE_MGR_MSG_MAX], copy[GOSTX_IKE_MGR_MSG_MAX];
+  const size_t len = first_request(y, now, init);
+  int cookies = 0;
+  for (uint8_t i = 0; i < 3; i++) { /* one source, three IKE SAs (ports apart) */
+    memcpy(copy, init, len);
+    copy[0] ^= (uint8_t)(0x40 | i); /* a new SPIi */
+    cookies += gate_in(g, copy, len, ip4(60, (uint16_t)(1000 + i)), now, NULL);
+  }
+  CHECK(cookies == 1, "one source: 2 users kept, then a COOKIE (%d COOKIEs)", cookies);
+  cookies = 0;
+  for (uint8_t i = 0; i < 6; i++) { /* forged sources, one each */
+    memcpy(copy, init, len);
+    copy[1] ^= (uint8_t)(0x40 | i);
+    cookies += gate_in(g, copy, len, ip4((uint8_t)(100 + i), 500), now, NULL);
+  }
+  CHECK(cookies == 4, "6 sources: 2 kept (4 half-open in all), then COOKIEs (%d)", cookies);
+  CHECK(gate_in(g, init, len, y_at, now, y) == 1, "y asked a COOKIE too");
+  /* y's IKE_SA_INIT again, its COOKIE first: past the gate, then the rest */
+  static uint8_t again[GOSTX_IKE_MGR_MSG_MAX];
+  size_t again_len = 0;
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND && !again_len) memcpy(again, ev.data, again_len = ev.len);
+  CHECK(again_len > 0 && again[16] == GOSTX_IKE_PT_NOTIFY, "y came back with its COOKIE");
+  CHECK(gate_in(g, again, again_len, y_at, now, y) == 0, "y's COOKIE taken by the gate");
+  int i = 0;
+  while (i < GATE_SLOTS && !(slot[i] && slot_at[i].ip[3] == 77)) i++;
+  if (i < GATE_SLOTS) {
+    int said = 0;
+    pump(slot[i], y, y_at, now, "", &said);
+    gostx__ike_mgr_shown sg, sy;
+    gostx__ike_mgr_shown_get(slot[i], &sg);
+    gostx__ike_mgr_shown_get(y, &sy);
+    CHECK(sg.state == 2 && sy.state == 2, "y established past the flood (%d, %d)", sg.state,
+          sy.state);
+  }
+  CHECK(i < GATE_SLOTS, "y has a manager");
+  static const uint8_t junk[40];
+  const gostx__ike_mgr_to f = {y_at, 0};
+  CHECK(gostx__ike_mgr_gate_check(g, junk, sizeof junk, &f, 0, 0, &ev) == GOSTX_IKE_MGR_GATE_DROP,
+        "no IKE_SA_INIT request: dropped");
+  for (int k = 0; k < GATE_SLOTS; k++) {
+    gostx__ike_mgr_free(slot[k]);
+    slot[k] = NULL;
+  }
+  gostx__ike_mgr_free(y);
+  gostx__ike_mgr_gate_free(g);
+}
+
 int main(void) {
   const int64_t t0 = 1800000000000; /* Unix ms */
   gostx__ike_mgr_settings gs, cs;
@@ -445,5 +556,6 @@ int main(void) {
   gostx__ike_mgr_free(y);
   remote_access(t0);
   many_users(t0);
+  gateway_gate(t0);
   return t_done();
 }
