@@ -14,6 +14,13 @@
  * Each handshake is checked (both established, the Child SA keys agree); a
  * failure ends the run (exit 1). Medians of RUNS runs of at least SECONDS
  * of the responder's CPU time each.
+ * The gateway rows (issue 81): the same handshakes through lib/ike's
+ * manager as a gateway runs a remote user (cli/tunnel/ike/ike_gateway.c: a
+ * manager made for the user's first IKE_SA_INIT, each datagram in, its
+ * events drained, the manager freed when the user leaves), the gateway's
+ * calls alone on the CPU clock: the engine's work plus the manager's (its
+ * table, cookie gate, buffers and event queue). Before/after figures of a
+ * change compare these rows of two builds (bench/ike_speed.sh BASE=).
  *   usage: build/bench/ike_speed [SECONDS (1)] [RUNS (5)] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +28,8 @@
 
 #include "harness.h"
 #include "ike/engine.h"
+#include "ike/manager.h"
+#include "ike_mgr_dp.h"
 #include "ike_pki.h"
 
 enum { CAP = GOSTX_IKE_MSG_MAX, RUNS_MAX = 31 };
@@ -132,6 +141,87 @@ static double one_run(job *j, double secs) {
   return n / j->responder_s;
 }
 
+/* ---- the gateway rows: a manager per user ---- */
+
+static const uint16_t gw_encr[2][1] = {{GOSTX_IKE_ENCR_MAGMA_MGM_KTREE},
+                                       {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE}};
+
+/* A manager's settings for one side of a row: the engine's conf of the
+ * row (conf above) in the manager's terms. */
+static void gw_side(gostx__ike_mgr_settings *m, int initiator, const row *r, side *s,
+                    gostx__ike_mgr_addr me, gostx__ike_mgr_addr peer) {
+  gostx_ike_conf c;
+  conf(&c, initiator ? GOSTX_IKE_INITIATOR : GOSTX_IKE_RESPONDER, r, s);
+  memset(m, 0, sizeof *m);
+  m->encr = gw_encr[r->encr == GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE];
+  m->n_encr = 1;
+  m->group = c.group, m->auth = c.auth;
+  m->psk = c.psk, m->psk_len = c.psk_len;
+  m->key = c.key, m->certs = c.certs, m->cert_lens = c.cert_lens, m->n_certs = c.n_certs;
+  m->store = c.store;
+  m->id_type = c.id_type, m->id = c.id, m->id_len = c.id_len;
+  m->peer_id_type = c.peer_id_type, m->peer_id = c.peer_id, m->peer_id_len = c.peer_id_len;
+  m->peer_id_text = m->peer_text = "peer";
+  m->local = m->data_local = me;
+  m->peer = peer;
+  m->initiate = initiator;
+  m->any_source = !initiator; /* a gateway's: its users from anywhere */
+}
+
+typedef struct gw_job {
+  gostx__ike_mgr_settings si, sr;
+  double gw_s; /* the gateway's CPU time so far */
+  gostx__ike_mgr_event ev;
+  uint8_t m[CAP];
+} gw_job;
+
+/* One user's IKE SA established at a gateway manager made for it and
+ * freed after; nonzero when it was not. */
+static int gw_handshake(gw_job *j) {
+  double t0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&j->sr, &ike_null_dp);
+  j->gw_s += gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - t0;
+  gostx__ike_mgr *y = gostx__ike_mgr_new(&j->si, &ike_null_dp);
+  if (!gw || !y) return 1;
+  const gostx__ike_mgr_to from_y = {j->si.local, 0}, from_gw = {j->sr.local, 0};
+  gostx__ike_mgr_tick(y, now_ms);
+  for (int moved = 1, round = 0; moved && round < 8; round++) {
+    moved = 0;
+    while (gostx__ike_mgr_next(y, &j->ev)) {
+      if (j->ev.type != GOSTX_IKE_MGR_SEND) continue;
+      const size_t n = j->ev.len;
+      memcpy(j->m, j->ev.data, n);
+      t0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
+      gostx__ike_mgr_input(gw, j->m, n, &from_y, now_ms);
+      size_t got = 0; /* the gateway's answers, drained as it sends them */
+      while (gostx__ike_mgr_next(gw, &j->ev))
+        if (j->ev.type == GOSTX_IKE_MGR_SEND && !got) memcpy(j->m, j->ev.data, got = j->ev.len);
+      j->gw_s += gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - t0;
+      if (got) gostx__ike_mgr_input(y, j->m, got, &from_gw, now_ms);
+      moved = 1;
+    }
+  }
+  gostx__ike_mgr_shown a, b;
+  gostx__ike_mgr_shown_get(y, &a);
+  gostx__ike_mgr_shown_get(gw, &b);
+  const int ok = a.state == 2 && b.state == 2 && a.child_in == b.child_out;
+  gostx__ike_mgr_free(y);
+  t0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
+  gostx__ike_mgr_free(gw); /* the user left */
+  j->gw_s += gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - t0;
+  return !ok;
+}
+
+static double gw_run(gw_job *j, double secs) {
+  unsigned long n = 0;
+  j->gw_s = 0;
+  while (j->gw_s < secs || n == 0) {
+    if (gw_handshake(j)) return -1;
+    n++;
+  }
+  return n / j->gw_s;
+}
+
 int main(int argc, char **argv) {
   const double secs = argc > 1 ? atof(argv[1]) : 1;
   const int runs = argc > 2 ? atoi(argv[2]) : 5;
@@ -178,6 +268,23 @@ int main(int argc, char **argv) {
         return 1;
       }
     printf("  %-60s %8.0f\n", r->name, gostx_bench_median(v, runs));
+  }
+  static gw_job g;
+  const gostx__ike_mgr_addr at_i = {{10, 0, 0, 2}, 4, 500}, at_r = {{10, 0, 0, 1}, 4, 500};
+  printf("Gateway: a remote user's IKE SA per gateway CPU-second (lib/ike manager, one per "
+         "user, made and freed; medians of %d runs of %.1f s)\n", runs, secs);
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    const row *r = &rows[k];
+    side *s = r->cert_bits == 512 ? s512 : s256;
+    gw_side(&g.si, 1, r, &s[0], at_i, at_r);
+    gw_side(&g.sr, 0, r, &s[1], at_r, at_i);
+    double v[RUNS_MAX];
+    for (int i = 0; i < runs; i++)
+      if ((v[i] = gw_run(&g, secs)) < 0) {
+        fprintf(stderr, "ike_speed: gateway, %s: the handshake failed\n", r->name);
+        return 1;
+      }
+    printf("  gateway, %-60s %8.0f\n", r->name, gostx_bench_median(v, runs));
   }
   gostx_x509_store_free(store);
   return 0;

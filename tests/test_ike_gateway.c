@@ -5,51 +5,28 @@
  * half-open, while a peer at another address is answered at once and
  * establishes with no COOKIE asked of it; once half the table is
  * half-open, every source is asked. A responder's engine lives on the
- * heap while its slot is taken: an established peer costs at most 16 KiB
- * (issue 81), and half-open SAs give theirs back when they expire. A
+ * heap while its slot is taken, and half-open SAs give theirs back when
+ * they expire. 200 remote users behind one NAT, a manager each as the
+ * gateway runs them: an established idle user costs the gateway at most
+ * 16 KiB (issue 81), counted by lib/ike's allocator and by the heap, a
+ * retransmitted request is answered again once the exchange buffers are
+ * gone, and all of it comes back when the users leave. A
  * remote-access gateway takes IDs by pattern and hands out the address its
  * caller gives (CP), which the user's manager shows; an ID of no pattern
  * is refused, its ID said; a user of a PSK of its own authenticates by it. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ike/engine.h"
 #include "ike/manager.h"
+#include "ike/mgr_int.h" /* the manager's size, printed */
+#include "ike_mgr_dp.h"
 #include "testutil.h"
 
 static const uint16_t encr[] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE};
 static const char psk[] = "a PSK for the gateway test, 40 bytes lon";
-
-/* The data path: the Child SA's keys are not used here, only its
- * presence (switch_out's SA is a token, nothing seals). */
-static int dp_token;
-static void *dp_add(void *ctx, const gostx__ike_mgr_child *c) {
-  (void)ctx, (void)c;
-  return &dp_token;
-}
-static int dp_switch(void *ctx, void *out, const gostx__ike_mgr_child *c) {
-  (void)ctx, (void)out, (void)c;
-  return 0;
-}
-static void dp_free(void *ctx, void *out) { (void)ctx, (void)out; }
-static void dp_retire(void *ctx, uint32_t spi) { (void)ctx, (void)spi; }
-static void dp_stop(void *ctx) { (void)ctx; }
-static int dp_accepted(void *ctx, uint32_t spi, uint64_t *n) {
-  (void)ctx, (void)spi;
-  *n = 0;
-  return -1;
-}
-static void dp_usage(void *ctx, uint32_t in, uint32_t out, gostx__ike_mgr_usage *u) {
-  (void)ctx, (void)in, (void)out;
-  memset(u, 0, sizeof *u);
-}
-static void dp_peer(void *ctx, const gostx__ike_mgr_addr *to) { (void)ctx, (void)to; }
-static uint64_t dp_sent(void *ctx) {
-  (void)ctx;
-  return 0;
-}
-static const gostx__ike_mgr_dp dp = {NULL,      dp_add,   dp_switch, dp_free, dp_retire,
-                                     dp_stop,   dp_accepted, dp_usage, dp_peer, dp_sent};
 
 static gostx__ike_mgr_addr ip4(uint8_t last, uint16_t port) {
   gostx__ike_mgr_addr a = {{10, 0, 0, last}, 4, port};
@@ -149,33 +126,6 @@ static size_t first_request(gostx__ike_mgr *y, int64_t now, uint8_t *out) {
   return len;
 }
 
-/* What an established peer costs the gateway beyond its idle manager:
- * the responder's engine, on the heap (not in the manager's struct), and
- * its buffers (lib/ike's allocator counts both), at most PEER_BUDGET
- * (issue 81: 16 KiB per peer); all of it back when the manager goes. */
-enum { PEER_BUDGET = 16 * 1024 };
-static void held_per_peer(int64_t now) {
-  gostx__ike_mgr_settings gs, cs;
-  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(2, 500);
-  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
-  side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
-  const size_t before = gostx__ike_heap_bytes();
-  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&cs, &dp);
-  const size_t idle = gostx__ike_heap_bytes();
-  static uint8_t init[GOSTX_IKE_MGR_MSG_MAX];
-  const size_t len = first_request(y, now, init);
-  establish(gw, y, init, len, y_at, now);
-  gostx__ike_mgr_free(y); /* its engines' buffers counted too: gone first */
-  const size_t held = gostx__ike_heap_bytes() - idle;
-  printf("# an established peer: %zu octets held by the gateway (engine %zu)\n", held,
-         sizeof(gostx_ike_engine));
-  CHECK(held >= sizeof(gostx_ike_engine) && held <= PEER_BUDGET,
-        "an established peer: its engine on the heap, %zu octets held, at most %d", held,
-        PEER_BUDGET);
-  gostx__ike_mgr_free(gw);
-  CHECK(gostx__ike_heap_bytes() == before, "all of it freed with the manager");
-}
-
 /* A remote-access gateway: no peer_id, IDs taken by pattern, addresses
  * given by the caller's assign. */
 static uint8_t assigned_id[64];
@@ -246,7 +196,8 @@ static void remote_access(int64_t now) {
   ys.cp_request = 1;
   side(&zs, "eve.example.ru", "gw.example.ru", z_at, gw_at, 1);
   zs.cp_request = 1;
-  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&ys, &dp);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
   int said = 0;
   gostx__ike_mgr_tick(y, now);
   pump(gw, y, y_at, now, "", &said);
@@ -265,8 +216,8 @@ static void remote_access(int64_t now) {
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
   /* an ID outside the patterns: refused, said with the ID, nothing assigned */
-  gw = gostx__ike_mgr_new(&gs, &dp);
-  gostx__ike_mgr *z = gostx__ike_mgr_new(&zs, &dp);
+  gw = gostx__ike_mgr_new(&gs, &ike_null_dp);
+  gostx__ike_mgr *z = gostx__ike_mgr_new(&zs, &ike_null_dp);
   said = 0;
   gostx__ike_mgr_tick(z, now);
   pump(gw, z, z_at, now, "its ID eve.example.ru matches no remote_id pattern", &said);
@@ -284,8 +235,8 @@ static void remote_access(int64_t now) {
   gs.peer_psk = peer_psk;
   side(&zs, "kiosk.example.ru", "gw.example.ru", z_at, gw_at, 1);
   zs.cp_request = 1;
-  gw = gostx__ike_mgr_new(&gs, &dp);
-  z = gostx__ike_mgr_new(&zs, &dp);
+  gw = gostx__ike_mgr_new(&gs, &ike_null_dp);
+  z = gostx__ike_mgr_new(&zs, &ike_null_dp);
   gostx__ike_mgr_tick(z, now);
   pump(gw, z, z_at, now, "", &said);
   gostx__ike_mgr_shown_get(gw, &sg);
@@ -296,6 +247,258 @@ static void remote_access(int64_t now) {
   gostx__ike_mgr_free(z);
 }
 
+/* ---- many remote users, a manager each (cli/tunnel/ike/ike_gateway.c's
+ * way): what an established idle user costs the gateway ---- */
+
+enum { USERS = 200, PEER_BUDGET = 16 * 1024 }; /* issue 81: 16 KiB per established peer */
+
+/* user i's inner address: 10.200.i/256.i%256 */
+static int assign_many(void *ctx, uint8_t type, const uint8_t *id, size_t len, uint8_t ip[4],
+                       uint8_t dns[2][4], size_t *n_dns) {
+  const size_t i = (size_t)(uintptr_t)ctx;
+  (void)type, (void)id, (void)len, (void)dns;
+  ip[0] = 10, ip[1] = 200, ip[2] = (uint8_t)(i >> 8), ip[3] = (uint8_t)i;
+  *n_dns = 0;
+  return 0;
+}
+
+/* All of y's datagrams into gw, gw's answers (each copied: several may
+ * be one request's retransmissions) into out: their count. */
+static size_t answers(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at, int64_t now,
+                      uint8_t out[][GOSTX_IKE_MGR_MSG_MAX], size_t *out_len, size_t max) {
+  static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+  size_t n = 0;
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND) {
+      memcpy(m, ev.data, ev.len);
+      const size_t len = ev.len;
+      for (int copy = 0; copy < 2; copy++) { /* the request, then its retransmission */
+        gostx__ike_mgr_to f = {y_at, 0};
+        gostx__ike_mgr_input(gw, m, len, &f, now);
+        while (gostx__ike_mgr_next(gw, &ev))
+          if (ev.type == GOSTX_IKE_MGR_SEND && n < max) {
+            memcpy(out[n], ev.data, ev.len);
+            out_len[n++] = ev.len;
+          }
+      }
+    }
+  return n;
+}
+
+/* Once established and idle (its exchange buffers given back), a user's
+ * liveness check sent twice (a lost answer's retransmission) is answered
+ * both times, the same octets (RFC 7296 2.1: the answer kept for it),
+ * and y takes the answer. */
+static void retransmitted(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at,
+                          int64_t now) {
+  static uint8_t got[4][GOSTX_IKE_MGR_MSG_MAX];
+  size_t len[4];
+  gostx__ike_mgr_tick(y, now); /* past its dpd_seconds: an empty INFORMATIONAL */
+  const size_t n = answers(gw, y, y_at, now, got, len, 4);
+  CHECK(n == 2 && len[0] == len[1] && !memcmp(got[0], got[1], len[0]),
+        "a retransmitted request answered again, the same answer (%zu answers)", n);
+  gostx__ike_mgr_to back = {ip4(1, 500), 0};
+  gostx__ike_mgr_input(y, got[0], len[0], &back, now);
+  gostx__ike_mgr_shown sy;
+  gostx__ike_mgr_shown_get(y, &sy);
+  CHECK(sy.state == 2, "the user took the answer, its IKE SA up");
+}
+
+/* USERS users behind one NAT (one address, a port each), each brought to
+ * established with its own manager on the gateway, then gone without a
+ * word: the gateway's memory per established idle user, as lib/ike's
+ * allocator counts it (the managers, engines and buffers) and as the
+ * process's heap does (glibc: everything, the allocator's overhead
+ * included), at most PEER_BUDGET; the gateway's liveness checks find them
+ * gone, and once their managers are freed the memory is back where it was. */
+static void many_users(int64_t now) {
+  static const char *const patterns[] = {"*.users.example.ru"};
+  static gostx__ike_mgr_settings gs[USERS];
+  static gostx__ike_mgr *gw[USERS];
+  static char name[USERS][40];
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500);
+  const int counted = t_heap_counted();
+  const size_t lib0 = gostx__ike_heap_bytes(), heap0 = t_heap_used();
+  size_t up = 0;
+  for (size_t i = 0; i < USERS; i++) {
+    const gostx__ike_mgr_addr y_at = ip4(200, (uint16_t)(10000 + i));
+    snprintf(name[i], sizeof name[i], "u%zu.users.example.ru", i);
+    side(&gs[i], "gw.example.ru", "", gw_at, y_at, 0);
+    gs[i].peer_id = NULL, gs[i].peer_id_len = 0, gs[i].peer_id_type = 0;
+    gs[i].peer_patterns = patterns;
+    gs[i].n_peer_patterns = 1;
+    gs[i].assign = assign_many;
+    gs[i].assign_ctx = (void *)(uintptr_t)i;
+    gs[i].any_source = 1;
+    gs[i].dpd_seconds = 10;
+    gostx__ike_mgr_settings ys;
+    side(&ys, name[i], "gw.example.ru", y_at, gw_at, 1);
+    ys.cp_request = 1;
+    ys.dpd_seconds = 10;
+    gw[i] = gostx__ike_mgr_new(&gs[i], &ike_null_dp);
+    gostx__ike_mgr *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
+    if (!gw[i] || !y) abort();
+    int said = 0;
+    gostx__ike_mgr_tick(y, now);
+    pump(gw[i], y, y_at, now, "", &said);
+    gostx__ike_mgr_shown sg, sy;
+    gostx__ike_mgr_shown_get(gw[i], &sg);
+    gostx__ike_mgr_shown_get(y, &sy);
+    up += sg.state == 2 && sy.state == 2 && sy.inner_ip_len == 4 && sy.inner_ip[3] == (uint8_t)i;
+    if (i == 0) retransmitted(gw[i], y, y_at, now + 11000);
+    gostx__ike_mgr_free(y);
+  }
+  CHECK(up == USERS, "%zu of %d users established, each with its own address", up, USERS);
+  const size_t lib = (gostx__ike_heap_bytes() - lib0) / USERS;
+  const size_t heap = counted ? (t_heap_used() - heap0) / USERS : 0;
+  printf("# an established idle user: %zu octets held by lib/ike, %zu by the heap%s "
+         "(manager %zu, engine %zu)\n",
+         lib, heap, counted ? "" : " (not counted here)", sizeof(struct gostx__ike_mgr),
+         sizeof(gostx_ike_engine));
+  CHECK(lib >= sizeof(struct gostx__ike_mgr) + sizeof(gostx_ike_engine) && lib <= PEER_BUDGET,
+        "lib/ike holds %zu octets per established user (its manager and engine at least), at "
+        "most %d", lib, PEER_BUDGET);
+  if (counted)
+    CHECK(heap >= lib && heap <= PEER_BUDGET, "the heap holds %zu octets per established user, "
+          "at most %d", heap, PEER_BUDGET);
+  /* the users are gone: each IKE SA's liveness check unanswered gives up */
+  size_t gone = 0;
+  for (int64_t t = now + 1000; t < now + 60000 && gone < USERS; t += 1000)
+    for (size_t i = 0; i < USERS; i++) {
+      if (!gw[i]) continue;
+      gostx__ike_mgr_tick(gw[i], t);
+      while (gostx__ike_mgr_next(gw[i], &ev)) {
+      }
+      gostx__ike_mgr_shown sg;
+      gostx__ike_mgr_shown_get(gw[i], &sg);
+      if (sg.state != 2) { /* out of the tables (ike_gateway.c's user_free) */
+        gostx__ike_mgr_free(gw[i]);
+        gw[i] = NULL;
+        gone++;
+      }
+    }
+  CHECK(gone == USERS, "%zu of %d users found gone by the liveness checks", gone, USERS);
+  for (size_t i = 0; i < USERS; i++) gostx__ike_mgr_free(gw[i]);
+  CHECK(gostx__ike_heap_bytes() == lib0, "lib/ike holds nothing of them once they left");
+  /* glibc's per-thread cache keeps some freed small chunks, counted as
+   * in use: one user's worth of slack, against USERS users' memory */
+  const size_t slack = PEER_BUDGET;
+  if (counted)
+    CHECK(t_heap_used() <= heap0 + slack, "the heap back to where it was (%zu octets over)",
+          t_heap_used() > heap0 ? t_heap_used() - heap0 : 0);
+}
+
+/* ---- the cookie gate over all users (gostx__ike_mgr_gate), as
+ * ike_gateway.c's receive puts it in front of the users' managers ---- */
+
+enum { GATE_SLOTS = 8 }; /* COOKIEs for all once 4 are half-open */
+static gostx__ike_mgr *slot[GATE_SLOTS];
+static gostx__ike_mgr_addr slot_at[GATE_SLOTS];
+static gostx__ike_mgr_settings slot_set[GATE_SLOTS];
+
+/* An IKE_SA_INIT request of a new IKE SA from `from`: 1 a COOKIE answered
+ * (into *cookie), 0 a user's manager made for it (its answers drained,
+ * into peer when not NULL). The half-open users counted as the gateway's
+ * slots stand. */
+static int gate_in(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
+                   gostx__ike_mgr_addr from, int64_t now, gostx__ike_mgr *peer) {
+  size_t open = 0, mine = 0;
+  for (int i = 0; i < GATE_SLOTS; i++) {
+    gostx__ike_mgr_shown sh;
+    if (!slot[i]) continue;
+    gostx__ike_mgr_shown_get(slot[i], &sh);
+    if (sh.state == 2) continue;
+    open++;
+    mine += slot_at[i].ip_len == from.ip_len && !memcmp(slot_at[i].ip, from.ip, from.ip_len);
+  }
+  const gostx__ike_mgr_to f = {from, 0};
+  const int rc = gostx__ike_mgr_gate_check(g, msg, len, &f, open, mine, &ev);
+  if (rc == GOSTX_IKE_MGR_GATE_COOKIE) {
+    CHECK(is_cookie(ev.data, ev.len) && ev.to.addr.port == from.port, "a COOKIE, back to it");
+    if (peer) {
+      static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+      const size_t n = ev.len;
+      memcpy(m, ev.data, n);
+      gostx__ike_mgr_to back = {ip4(1, 500), 0};
+      gostx__ike_mgr_input(peer, m, n, &back, now);
+    }
+    return 1;
+  }
+  CHECK(rc == GOSTX_IKE_MGR_GATE_GO, "a readable request goes on (%d)", rc);
+  int i = 0;
+  while (i < GATE_SLOTS && slot[i]) i++;
+  if (i == GATE_SLOTS) abort();
+  side(&slot_set[i], "gw.example.ru", "y.example.ru", ip4(1, 500), from, 0);
+  slot_set[i].any_source = 1;
+  slot[i] = gostx__ike_mgr_new(&slot_set[i], &ike_null_dp);
+  slot_at[i] = from;
+  unsigned c = 0, o = 0;
+  to_gateway(slot[i], msg, len, from, now, &c, &o, peer);
+  CHECK(c == 0 && o == 1, "the user's own manager answers it (%u COOKIEs, %u answers)", c, o);
+  return 0;
+}
+
+/* A flood of IKE_SA_INITs from forged sources: each manager's own gate sees
+ * one source and would let every one in; the gateway's asks a COOKIE of
+ * a source's third (two half-open from it) and of every source once half
+ * the slots are half-open, nothing kept for them. y, a real user, is then
+ * asked one too, comes back with it and establishes. */
+static void gateway_gate(int64_t now) {
+  gostx__ike_mgr_gate *g = gostx__ike_mgr_gate_new(GATE_SLOTS / 2);
+  CHECK(g != NULL, "a gate");
+  if (!g) return;
+  gostx__ike_mgr_settings cs;
+  const gostx__ike_mgr_addr y_at = ip4(77, 500);
+  side(&cs, "y.example.ru", "gw.example.ru", y_at, ip4(1, 500), 1);
+  gostx__ike_mgr *y = gostx__ike_mgr_new(&cs, &ike_null_dp);
+  static uint8_t init[GOSTX_IKE_MGR_MSG_MAX], copy[GOSTX_IKE_MGR_MSG_MAX];
+  const size_t len = first_request(y, now, init);
+  int cookies = 0;
+  for (uint8_t i = 0; i < 3; i++) { /* one source, three IKE SAs (ports apart) */
+    memcpy(copy, init, len);
+    copy[0] ^= (uint8_t)(0x40 | i); /* a new SPIi */
+    cookies += gate_in(g, copy, len, ip4(60, (uint16_t)(1000 + i)), now, NULL);
+  }
+  CHECK(cookies == 1, "one source: 2 users kept, then a COOKIE (%d COOKIEs)", cookies);
+  cookies = 0;
+  for (uint8_t i = 0; i < 6; i++) { /* forged sources, one each */
+    memcpy(copy, init, len);
+    copy[1] ^= (uint8_t)(0x40 | i);
+    cookies += gate_in(g, copy, len, ip4((uint8_t)(100 + i), 500), now, NULL);
+  }
+  CHECK(cookies == 4, "6 sources: 2 kept (4 half-open in all), then COOKIEs (%d)", cookies);
+  CHECK(gate_in(g, init, len, y_at, now, y) == 1, "y asked a COOKIE too");
+  /* y's IKE_SA_INIT again, its COOKIE first: past the gate, then the rest */
+  static uint8_t again[GOSTX_IKE_MGR_MSG_MAX];
+  size_t again_len = 0;
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND && !again_len) memcpy(again, ev.data, again_len = ev.len);
+  CHECK(again_len > 0 && again[16] == GOSTX_IKE_PT_NOTIFY, "y came back with its COOKIE");
+  CHECK(gate_in(g, again, again_len, y_at, now, y) == 0, "y's COOKIE taken by the gate");
+  int i = 0;
+  while (i < GATE_SLOTS && !(slot[i] && slot_at[i].ip[3] == 77)) i++;
+  if (i < GATE_SLOTS) {
+    int said = 0;
+    pump(slot[i], y, y_at, now, "", &said);
+    gostx__ike_mgr_shown sg, sy;
+    gostx__ike_mgr_shown_get(slot[i], &sg);
+    gostx__ike_mgr_shown_get(y, &sy);
+    CHECK(sg.state == 2 && sy.state == 2, "y established past the flood (%d, %d)", sg.state,
+          sy.state);
+  }
+  CHECK(i < GATE_SLOTS, "y has a manager");
+  static const uint8_t junk[40];
+  const gostx__ike_mgr_to f = {y_at, 0};
+  CHECK(gostx__ike_mgr_gate_check(g, junk, sizeof junk, &f, 0, 0, &ev) == GOSTX_IKE_MGR_GATE_DROP,
+        "no IKE_SA_INIT request: dropped");
+  for (int k = 0; k < GATE_SLOTS; k++) {
+    gostx__ike_mgr_free(slot[k]);
+    slot[k] = NULL;
+  }
+  gostx__ike_mgr_free(y);
+  gostx__ike_mgr_gate_free(g);
+}
+
 int main(void) {
   const int64_t t0 = 1800000000000; /* Unix ms */
   gostx__ike_mgr_settings gs, cs;
@@ -303,7 +506,8 @@ int main(void) {
   side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
   gs.any_source = 1;
   side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
-  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&cs, &dp);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&cs, &ike_null_dp);
   CHECK(gw && y, "two managers");
   if (!gw || !y) return t_done();
 
@@ -350,7 +554,8 @@ int main(void) {
         busy);
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
-  held_per_peer(t0);
   remote_access(t0);
+  many_users(t0);
+  gateway_gate(t0);
   return t_done();
 }

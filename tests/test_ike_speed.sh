@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/ike_speed works and its output has the promised shape: the four
-# rows (PSK at 256 and 512, certificates at 256 and 512), each a positive
-# rate; a bad argument is a usage error (2). Its handshakes are checked by
+# rows (PSK at 256 and 512, certificates at 256 and 512) of the engine and
+# of the gateway's manager, each a positive rate; a bad argument is a usage error (2). Its handshakes are checked by
 # the program itself (a failed one exits 1). Correctness of the tool, not
 # speed. Env: GOSTX (the binary; the bench is beside it). 77 = skip.
 set -u
@@ -14,10 +14,12 @@ err() { echo "FAIL: $*"; fail=1; }
 out=$("$bench" 0.02 1) || err "ike_speed exit $?"
 for row in "PSK, MAGMA_MGM_KTREE, KE 33" "PSK, KUZNYECHIK_MGM_KTREE, KE 34" \
            "certificates 256 (paramSetA)" "certificates 512 (paramSetC)"; do
-  rate=$(echo "$out" | grep -F "  $row" | awk '{print $NF}')
-  [ -n "$rate" ] && [ "$rate" -gt 0 ] 2>/dev/null || err "row '$row': '${rate}'"
+  for r in "  $row" "  gateway, $row"; do
+    rate=$(echo "$out" | grep -F "$r" | awk '{print $NF}')
+    [ -n "$rate" ] && [ "$rate" -gt 0 ] 2>/dev/null || err "row '$r': '${rate}'"
+  done
 done
-[ "$(echo "$out" | grep -c '^  ')" -eq 4 ] || err "not four rows: $out"
+[ "$(echo "$out" | grep -c '^  ')" -eq 8 ] || err "not eight rows: $out"
 "$bench" 0 1 >/dev/null 2>&1
 [ $? -eq 2 ] || err "SECONDS 0: not a usage error"
 [ $fail -eq 0 ] && echo "test_ike_speed: ok"

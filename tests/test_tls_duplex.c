@@ -18,7 +18,6 @@
  * a read that found the transport empty, both ends together hold less heap
  * than one record buffer (glibc's count of bytes in use). */
 #include <fcntl.h>
-#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -233,21 +232,6 @@ static void test_finished_before_reading(void) {
   pair_free(&p);
 }
 
-/* The heap in use (bytes), as glibc counts it; 0 under an allocator that
- * does not (a sanitizer's): the check is then skipped. */
-static size_t heap_used(void) {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd; /* in the arenas, and mapped alone */
-}
-
-static int heap_counted(void) {
-  size_t before = heap_used();
-  void *volatile probe = malloc(1u << 20); /* volatile: not elided */
-  size_t after = heap_used();
-  free(probe);
-  return after >= before + (1u << 20);
-}
-
 /* Both ends of a TLS 1.3 connection that moved 256 KiB each way, then
  * read until the transport had nothing: what they hold. The bound is the
  * two connections' own state with the buffers and the handshake's state
@@ -255,7 +239,7 @@ static int heap_counted(void) {
  * transcript, ephemeral key and secrets stayed in the connection). */
 #define IDLE_PAIR_MAX 21504u
 static void test_idle_memory(void) {
-  if (!heap_counted()) {
+  if (!t_heap_counted()) {
     printf("  idle memory: skipped (the allocator keeps no count)\n");
     return;
   }
@@ -266,7 +250,7 @@ static void test_idle_memory(void) {
   pair p;
   pair_only_version = GOSTX_TLS_VERSION_1_3;
   pair_init(&p, &keys[0], 0);
-  size_t before = heap_used();
+  size_t before = t_heap_used();
   pair_start(&p);
   CHECK(p.c->hs && p.s->hs, "idle memory: the handshake's state while it runs");
   int ok = pair_handshake_fds(&p, sv[0], sv[1]) == 0 && !p.c->hs && !p.s->hs &&
@@ -277,7 +261,7 @@ static void test_idle_memory(void) {
   size_t got;
   CHECK_RC(gostx_tls_read(p.c, b, sizeof b, &got), GOSTX_TLS_WANT_READ, "client idle");
   CHECK_RC(gostx_tls_read(p.s, b, sizeof b, &got), GOSTX_TLS_WANT_READ, "server idle");
-  size_t held = heap_used() - before;
+  size_t held = t_heap_used() - before;
   CHECK(held < IDLE_PAIR_MAX, "idle memory: two idle connections hold %zu bytes (under %u)", held,
         IDLE_PAIR_MAX);
   pair_only_version = 0;

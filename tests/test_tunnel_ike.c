@@ -139,7 +139,7 @@ static int linked(struct side *s, uint32_t spi) {
  * linked (0: none). */
 static uint32_t unlinked_held(struct side *s) {
   gostx__ike_mgr *k = s->t.ike->mgr;
-  gostx_ike_engine *e[GOSTX_IKE_MGR_SLOTS + 2] = {k->sa, k->init_on ? &k->init : NULL};
+  gostx_ike_engine *e[GOSTX_IKE_MGR_SLOTS + 2] = {k->sa, k->init_on ? k->init : NULL};
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) e[i + 2] = k->resp[i].used ? k->resp[i].e : NULL;
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS + 2; i++) {
     const gostx_ike_child *c[3] = {e[i] ? &e[i]->child : NULL, e[i] ? &e[i]->old : NULL,
@@ -246,7 +246,10 @@ static void tick(struct side *s, int64_t now) {
 }
 
 static void live_tick(struct side *s, int64_t now) {
+  /* the manager's buffers, as its own calls take them around this one */
+  if (gostx__ike_mgr_bufs(s->t.ike->mgr)) abort();
   gostx__ike_mgr_live_tick(s->t.ike->mgr, now);
+  gostx__ike_mgr_bufs_done(s->t.ike->mgr);
   drain_events(s->t.ike);
 }
 

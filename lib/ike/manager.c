@@ -136,14 +136,34 @@ static void reap(gostx__ike_mgr *k) {
   }
 }
 
+/* An engine holding nothing on the heap (through lib/ike's allocator: the
+ * tests count what an SA costs): NULL when out of memory. */
+static gostx_ike_engine *new_engine(void) {
+  gostx_ike_engine *e = (gostx_ike_engine *)gostx__ike_alloc(sizeof *e);
+  if (e) memset(e, 0, sizeof *e);
+  return e;
+}
+
 /* A free slot's engine, made when none is left from before: NULL when out
  * of memory. */
 static gostx_ike_engine *slot_engine(struct gostx__ike_slot *s) {
-  if (!s->e) { /* through lib/ike's allocator: the tests count what an SA costs */
-    s->e = (gostx_ike_engine *)gostx__ike_alloc(sizeof *s->e);
-    if (s->e) memset(s->e, 0, sizeof *s->e);
-  }
+  if (!s->e) s->e = new_engine();
   return s->e;
+}
+
+/* Our own engine holds the installed SA. */
+static int init_installed(const gostx__ike_mgr *k) { return k->init && k->sa == k->init; }
+
+int gostx__ike_mgr_bufs(gostx__ike_mgr *k) {
+  k->in = malloc(2 * (size_t)GOSTX_IKE_MSG_MAX);
+  if (!k->in) return GOSTX_ENOMEM;
+  k->out = k->in + GOSTX_IKE_MSG_MAX;
+  return GOSTX_OK;
+}
+
+void gostx__ike_mgr_bufs_done(gostx__ike_mgr *k) {
+  free(k->in); /* datagrams as on the wire: nothing to wipe */
+  k->in = k->out = NULL;
 }
 
 /* The responder SAs not installed: in all, and those from src's address
@@ -173,9 +193,9 @@ static int we_lead(const gostx__ike_mgr *k, const gostx__ike_mgr_to *from) {
 /* Our IKE_SA_INIT request again now, not at the timer's next turn (up
  * to 8 s away once backed off): the peer has just shown it is up. */
 static void resend_init(gostx__ike_mgr *k) {
-  if (k->init.state != GOSTX_IKE_S_INIT_SENT || !k->init.tx_len) return;
-  memcpy(k->out, k->init.tx, k->init.tx_len);
-  send_to(k, &k->init_to, k->init.tx_len); /* where start_init sent it */
+  if (!k->init || k->init->state != GOSTX_IKE_S_INIT_SENT || !k->init->tx_len) return;
+  memcpy(k->out, k->init->tx, k->init->tx_len);
+  send_to(k, &k->init_to, k->init->tx_len); /* where start_init sent it */
 }
 
 /* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
@@ -191,7 +211,7 @@ static int collision(gostx__ike_mgr *k, const gostx__ike_mgr_to *from, int64_t n
   }
   k->collision_said = 1;
   if (lead) return 1;
-  gostx__ike_engine_clear(&k->init);
+  gostx__ike_engine_clear(k->init);
   k->init_on = 0;
   k->init_next_ms = now + GOSTX_IKE_MGR_YIELD_MS;
   return 0;
@@ -210,7 +230,7 @@ static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to
   size_t n = 0;
   gostx__ike_mgr_ike_addr(&from->addr, &remote);
   int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, (size_t)loaded, 1, k->in, len, remote.ip,
-                                  remote.ip_len, k->out, sizeof k->out, &n);
+                                  remote.ip_len, k->out, GOSTX_IKE_MSG_MAX, &n);
   char at[56];
   if (rc == 1) {
     say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu in all)",
@@ -249,7 +269,7 @@ static void init_request(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to 
       return;
     }
   /* with an SA up: the peer restarted (it replaces ours once established) */
-  if (k->init_on && &k->init != k->sa && collision(k, from, now)) return;
+  if (k->init_on && !init_installed(k) && collision(k, from, now)) return;
   new_responder(k, len, from, now);
 }
 
@@ -274,11 +294,12 @@ static void start_init(gostx__ike_mgr *k, int64_t now) {
    * one will be the only one: INITIAL_CONTACT tells the peer that what
    * it holds of us is dead (RFC 7296 3.10.1), so it need not wait */
   k->cf_i.initial_contact = !k->sa;
-  if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
-      gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
-      gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
+  if (!k->init) k->init = new_engine();
+  if (!k->init || gostx__ike_engine_init(k->init, &k->cf_i) ||
+      gostx__ike_engine_addrs(k->init, &k->local, &remote) ||
+      gostx__ike_start(k->init, now, k->out, GOSTX_IKE_MSG_MAX, &n)) {
     say("cannot start an IKE SA");
-    gostx__ike_engine_clear(&k->init); /* what it allocated before failing */
+    if (k->init) gostx__ike_engine_clear(k->init); /* what it allocated before failing */
     k->init_next_ms = now + GOSTX_IKE_MGR_RETRY_MS;
     return;
   }
@@ -296,7 +317,7 @@ static void unknown_sa(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *f
                        int64_t now) {
   size_t n = 0;
   if (now - k->outside_ms < GOSTX_IKE_MGR_OUTSIDE_GAP_MS) return; /* never a reflector of floods */
-  if (gostx__ike_invalid_ike_spi(k->in, len, k->out, sizeof k->out, &n) != 1) return;
+  if (gostx__ike_invalid_ike_spi(k->in, len, k->out, GOSTX_IKE_MSG_MAX, &n) != 1) return;
   k->outside_ms = now;
   say("a request for an IKE SA not known here: INVALID_IKE_SPI sent");
   send_to(k, from, n); /* the way it came: the IKE port, or the data port behind the marker */
@@ -308,11 +329,11 @@ static void unknown_sa(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to *f
 static int free_init(gostx__ike_mgr *k, int64_t now) {
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
     if (!k->resp[i].used && slot_engine(&k->resp[i])) {
-      *k->resp[i].e = k->init;
+      *k->resp[i].e = *k->init;
       k->resp[i].used = 1;
       k->resp[i].born_ms = now;
       k->sa = k->resp[i].e;
-      gostx_memzero(&k->init, sizeof k->init); /* moved: its buffers are the slot's */
+      gostx_memzero(k->init, sizeof *k->init); /* moved: its buffers are the slot's */
       k->init_on = 0;
       return 1;
     }
@@ -328,11 +349,11 @@ static void hint(gostx__ike_mgr *k, const char *what, int64_t now) {
   k->hint_ms = now;
   const int init = k->set.initiate;
   say("the peer does not know our %s (unprotected: a hint)%s", what,
-      !init ? "" : k->init_on && &k->init != k->sa ? ": our IKE_SA_INIT again"
+      !init ? "" : k->init_on && !init_installed(k) ? ": our IKE_SA_INIT again"
                                                    : ": a new IKE SA beside the installed one");
   if (!init) return;
-  if (k->init_on && &k->init != k->sa) resend_init(k);
-  else if (k->sa != &k->init || free_init(k, now)) start_init(k, now);
+  if (k->init_on && !init_installed(k)) resend_init(k);
+  else if (!init_installed(k) || free_init(k, now)) start_init(k, now);
 }
 
 /* An unprotected INVALID_IKE_SPI (about our IKE SA) or INVALID_SPI (our
@@ -347,13 +368,13 @@ static int outside_hint(gostx__ike_mgr *k, size_t len, int64_t now) {
   return kind != 0;
 }
 
-void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
-                          const gostx__ike_mgr_to *from_, int64_t now) {
+static void input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
+                  const gostx__ike_mgr_to *from_, int64_t now) {
   const gostx__ike_mgr_to from = *from_;
   reap(k);
   if (k->recheck) gostx__ike_mgr_recheck(k, now); /* a revoked peer's message goes nowhere */
   /* the peer's address only: a point-to-point tunnel has one peer */
-  if (len < 28 || len > sizeof k->in ||
+  if (len < 28 || len > GOSTX_IKE_MSG_MAX ||
       (!k->set.any_source && !gostx__ike_mgr_same_host(&from.addr, &k->set.peer)))
     return;
   memcpy(k->in, msg, len);
@@ -365,8 +386,8 @@ void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
     return;
   }
   if (response) {
-    if (k->init_on && !memcmp(k->in, k->init.spi_i, 8) && feed(k, &k->init, len, &from, now)) {
-      gostx__ike_engine_clear(&k->init);
+    if (k->init_on && !memcmp(k->in, k->init->spi_i, 8) && feed(k, k->init, len, &from, now)) {
+      gostx__ike_engine_clear(k->init);
       k->init_on = 0;
       k->init_next_ms = now + GOSTX_IKE_MGR_RETRY_MS;
     }
@@ -389,16 +410,16 @@ void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
  * its timer says (also one started on a hint beside the installed SA) */
 static void initiator_tick(gostx__ike_mgr *k, int64_t now) {
   if (!k->set.initiate) return;
-  if (!k->init_on || k->sa == &k->init) {
+  if (!k->init_on || init_installed(k)) {
     if (!k->sa && now >= k->init_next_ms) start_init(k, now);
     return;
   }
   size_t n = 0;
-  if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK)
+  if (gostx__ike_timer(k->init, now, k->out, GOSTX_IKE_MSG_MAX, &n) == GOSTX_OK)
     send_to(k, &k->init_to, n);
-  if (k->init.state == GOSTX_IKE_S_FAILED) {
-    gostx__ike_mgr_refused(k, &k->init);
-    gostx__ike_engine_clear(&k->init);
+  if (k->init->state == GOSTX_IKE_S_FAILED) {
+    gostx__ike_mgr_refused(k, k->init);
+    gostx__ike_engine_clear(k->init);
     k->init_on = 0;
     k->init_next_ms = now + GOSTX_IKE_MGR_RETRY_MS;
   }
@@ -412,11 +433,11 @@ static void initiator_tick(gostx__ike_mgr *k, int64_t now) {
  * known): a hint for the peer, which starts anew at once instead of when
  * its requests over the old IKE SA (backed off up to 8 s apart) reach us.
  * It starts nothing here: a responder-only end stays one. */
-void gostx__ike_mgr_esp_unknown(gostx__ike_mgr *k, uint32_t spi, int64_t now) {
+static void esp_unknown(gostx__ike_mgr *k, uint32_t spi, int64_t now) {
   gostx__ike_mgr_to to;
   size_t n = 0;
   if (!spi || k->sa || now - k->notice_ms < GOSTX_IKE_MGR_NOTICE_GAP_MS) return;
-  if (gostx__ike_invalid_spi(spi, k->out, sizeof k->out, &n)) return;
+  if (gostx__ike_invalid_spi(spi, k->out, GOSTX_IKE_MSG_MAX, &n)) return;
   k->notice_ms = now;
   say("ESP under SPI 0x%08x, of no SA here: INVALID_SPI sent to the peer", spi);
   peer_ike(k, &to);
@@ -437,9 +458,9 @@ static void expire(gostx__ike_mgr *k, int64_t now) {
  * half-open expiry is looked at that often). */
 int gostx__ike_mgr_next_ms(const gostx__ike_mgr *k, int64_t now) {
   int64_t due = now + GOSTX_IKE_MGR_TICK_MS;
-  const gostx_ike_state st = k->init.state;
-  if (k->init_on && (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT))
-    due = k->init.next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
+  const gostx_ike_state st = k->init_on ? k->init->state : GOSTX_IKE_S_IDLE;
+  if (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT)
+    due = k->init->next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
   if (!k->init_on && k->set.initiate && !k->sa) due = k->init_next_ms;
   if (k->switch_spi && k->switch_by_ms < due) due = k->switch_by_ms;
   const int64_t d = due - now;
@@ -450,7 +471,7 @@ int gostx__ike_mgr_next_ms(const gostx__ike_mgr *k, int64_t now) {
  * drops it and its Child SA at once rather than after its DPD gives up.
  * A request of ours still out is let finish first (the engine's timer
  * resends), the peer's requests meanwhile answered. */
-int gostx__ike_mgr_bye(gostx__ike_mgr *k, int64_t now) {
+static int bye_turn(gostx__ike_mgr *k, int64_t now) {
   if (!k->bye_begun) {
     k->bye_begun = 1;
     k->bye_sa = k->sa;
@@ -459,11 +480,11 @@ int gostx__ike_mgr_bye(gostx__ike_mgr *k, int64_t now) {
   if (!e || k->sa != e) return 0;
   size_t n = 0;
   if (!k->bye && e->pend == GOSTX_IKE_X_NONE &&
-      gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, sizeof k->out, &n) == GOSTX_OK) {
+      gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, GOSTX_IKE_MSG_MAX, &n) == GOSTX_OK) {
     k->bye = 1;
     send_to(k, &k->sa_to, n);
   }
-  if (gostx__ike_timer(e, now, k->out, sizeof k->out, &n) == GOSTX_OK)
+  if (gostx__ike_timer(e, now, k->out, GOSTX_IKE_MSG_MAX, &n) == GOSTX_OK)
     send_to(k, &k->sa_to, n);
   gostx__ike_mgr_live_events(k, e, now);
   return k->sa == e;
@@ -493,12 +514,14 @@ void gostx__ike_mgr_set_crls(gostx__ike_mgr *k, const gostx_x509_crl *crls, size
 }
 
 gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx__ike_mgr_dp *dp) {
-  gostx__ike_mgr *k = calloc(1, sizeof *k);
+  /* through lib/ike's allocator: the tests count what a peer costs */
+  gostx__ike_mgr *k = (gostx__ike_mgr *)gostx__ike_alloc(sizeof *k);
   if (!k) return NULL;
+  memset(k, 0, sizeof *k);
   k->dp = *dp;
   gostx__ike_mgr_configure(k, s);
   if (gostx_random_bytes(k->cookie_secret, sizeof k->cookie_secret)) {
-    free(k);
+    gostx__ike_free((uint8_t *)k, sizeof *k);
     return NULL;
   }
   return k;
@@ -506,22 +529,52 @@ gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx
 
 void gostx__ike_mgr_free(gostx__ike_mgr *k) {
   if (!k) return;
-  gostx__ike_engine_clear(&k->init);
+  if (k->init) gostx__ike_engine_clear(k->init);
+  gostx__ike_free((uint8_t *)k->init, sizeof *k->init);
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
     if (k->resp[i].e) {
       gostx__ike_engine_clear(k->resp[i].e);
       gostx__ike_free((uint8_t *)k->resp[i].e, sizeof *k->resp[i].e);
     }
   gostx__ike_mgr_unpark_all(k); /* never linked */
-  gostx_memzero(k, sizeof *k);  /* the cookie secret */
-  free(k);
+  gostx__ike_mgr_queue_free(k);
+  gostx__ike_mgr_bufs_done(k);
+  gostx__ike_free((uint8_t *)k, sizeof *k); /* wiped: the cookie secret */
 }
 
-void gostx__ike_mgr_tick(gostx__ike_mgr *k, int64_t now) {
+static void tick(gostx__ike_mgr *k, int64_t now) {
   reap(k);
   if (k->recheck) gostx__ike_mgr_recheck(k, now);
   initiator_tick(k, now);
   gostx__ike_mgr_live_tick(k, now);
   gostx__ike_mgr_keepalive_tick(k, now);
   expire(k, now);
+}
+
+/* The API's calls that take a datagram or may send one: k->in and k->out
+ * only while they run (an idle manager holds neither). */
+void gostx__ike_mgr_input(gostx__ike_mgr *k, const uint8_t *msg, size_t len,
+                          const gostx__ike_mgr_to *from, int64_t now) {
+  if (gostx__ike_mgr_bufs(k)) return; /* out of memory: dropped, as lost on the way */
+  input(k, msg, len, from, now);
+  gostx__ike_mgr_bufs_done(k);
+}
+
+void gostx__ike_mgr_tick(gostx__ike_mgr *k, int64_t now) {
+  if (gostx__ike_mgr_bufs(k)) return; /* the next tick does it */
+  tick(k, now);
+  gostx__ike_mgr_bufs_done(k);
+}
+
+void gostx__ike_mgr_esp_unknown(gostx__ike_mgr *k, uint32_t spi, int64_t now) {
+  if (gostx__ike_mgr_bufs(k)) return; /* a hint only: none sent */
+  esp_unknown(k, spi, now);
+  gostx__ike_mgr_bufs_done(k);
+}
+
+int gostx__ike_mgr_bye(gostx__ike_mgr *k, int64_t now) {
+  if (gostx__ike_mgr_bufs(k)) return k->bye_sa && k->sa == k->bye_sa; /* tried again next turn */
+  const int waiting = bye_turn(k, now);
+  gostx__ike_mgr_bufs_done(k);
+  return waiting;
 }

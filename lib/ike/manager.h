@@ -251,5 +251,27 @@ void gostx__ike_mgr_pool_free(gostx__ike_mgr_pool *p);
 int gostx__ike_mgr_pool_lease(gostx__ike_mgr_pool *p, const uint8_t *id, size_t len,
                               uint8_t *out);
 int gostx__ike_mgr_pool_release(gostx__ike_mgr_pool *p, const uint8_t *id, size_t len);
+/* A gateway's cookie gate (RFC 7296 2.6) in front of the managers of its
+ * remote users, one manager per user: each manager's own gate sees one
+ * user, this one sees them all (issue 81). For a new IKE SA's IKE_SA_INIT
+ * request from `from`, with half_open of the gateway's IKE SAs not yet
+ * established and from_src of those from from's address (any port: a
+ * NAT's users share one): GOSTX_IKE_MGR_GATE_GO (make its manager);
+ * _COOKIE, *ev the COOKIE answer to send and nothing kept, from
+ * GOSTX_IKE_MGR_GATE_PER_SOURCE half-open SAs of the source on, or all_at
+ * of all, unless the request carries the COOKIE it was given; _DROP: not
+ * a readable IKE_SA_INIT request. NULL: no memory or no random source. */
+enum {
+  GOSTX_IKE_MGR_GATE_GO = 0,
+  GOSTX_IKE_MGR_GATE_COOKIE = 1,
+  GOSTX_IKE_MGR_GATE_DROP = -1,
+  GOSTX_IKE_MGR_GATE_PER_SOURCE = 2
+};
+typedef struct gostx__ike_mgr_gate gostx__ike_mgr_gate;
+gostx__ike_mgr_gate *gostx__ike_mgr_gate_new(size_t all_at);
+void gostx__ike_mgr_gate_free(gostx__ike_mgr_gate *g);
+int gostx__ike_mgr_gate_check(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
+                              const gostx__ike_mgr_to *from, size_t half_open, size_t from_src,
+                              gostx__ike_mgr_event *ev);
 
 #endif

@@ -43,6 +43,14 @@ enum {
   GOSTX_IKE_MGR_QUEUE_BYTES = 5 * GOSTX_IKE_MGR_MSG_MAX
 };
 
+/* One queued event's head in k->q; its len octets of data follow,
+ * padded to the head's alignment. */
+struct gostx__ike_mgr_qent {
+  int type;
+  gostx__ike_mgr_to to;
+  size_t len;
+};
+
 /* A responder's slot: its engine on the heap, made when the slot is
  * taken and freed at the next input or tick after it is let go (the
  * calls that let it go may still read the cleared engine), so an idle
@@ -62,7 +70,10 @@ struct gostx__ike_mgr {
   char peer_id_seen[256]; /* a remote user's IDi as text: the log lines' name from IKE_AUTH on */
   gostx_ike_addr local, data_local; /* ours at the IKE port, at the data port */
   uint8_t cookie_secret[32];
-  gostx_ike_engine init;     /* ours, when init_on */
+  /* ours, when init_on: on the heap (lib/ike's allocator) from our first
+   * IKE_SA_INIT on, so that a responder-only manager (a gateway's remote
+   * user) holds none */
+  gostx_ike_engine *init;
   gostx__ike_mgr_to init_to; /* where ours goes: the IKE port, the data port from IKE_AUTH on */
   int init_on, collision_said;
   int64_t init_next_ms;
@@ -101,20 +112,30 @@ struct gostx__ike_mgr {
    * the next input or tick: RECHECK_CRLS, RECHECK_REKEY (bits) */
   int recheck;
   gostx__ike_mgr_shown shown;
-  struct {
-    int type;
-    gostx__ike_mgr_to to;
-    size_t off, len;
-  } q[GOSTX_IKE_MGR_QUEUE];
-  size_t q_head, q_n, q_used;
-  uint8_t q_bytes[GOSTX_IKE_MGR_QUEUE_BYTES];
-  uint8_t in[GOSTX_IKE_MSG_MAX], out[GOSTX_IKE_MSG_MAX];
+  /* the events not yet drained, back to back from q_head (each a
+   * struct gostx__ike_mgr_qent and its data) in q_used of q_cap octets:
+   * on the heap while any is queued, freed once the caller drains the last
+   * (an idle manager holds none); q_n of them */
+  uint8_t *q;
+  size_t q_head, q_n, q_used, q_cap;
+  /* the datagram in and the engine's output: GOSTX_IKE_MSG_MAX octets
+   * each, on the heap only during the call that uses them (wire octets,
+   * public: freed unwiped) */
+  uint8_t *in, *out;
 };
 
 enum { GOSTX_IKE_MGR_ASKED_CHILD = 1, GOSTX_IKE_MGR_ASKED_IKE = 2 };
 enum { GOSTX_IKE_MGR_RECHECK_CRLS = 1, GOSTX_IKE_MGR_RECHECK_REKEY = 2 };
 
+/* ---- manager.c ---- */
+/* k->in and k->out for one call of the API (GOSTX_OK, or GOSTX_ENOMEM:
+ * the call does nothing), given back at its end. */
+int gostx__ike_mgr_bufs(gostx__ike_mgr *k);
+void gostx__ike_mgr_bufs_done(gostx__ike_mgr *k);
+
 /* ---- mgr_out.c ---- */
+/* The event queue freed (the manager's end). */
+void gostx__ike_mgr_queue_free(gostx__ike_mgr *k);
 /* One log line. */
 void gostx__ike_mgr_say(gostx__ike_mgr *k, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

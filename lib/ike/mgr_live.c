@@ -148,7 +148,7 @@ static void next_ike_rekey(gostx__ike_mgr *k, int64_t now) {
 
 void gostx__ike_mgr_let_go(gostx__ike_mgr *k, gostx_ike_engine *e) {
   gostx__ike_engine_clear(e);
-  if (e == &k->init) k->init_on = 0;
+  if (e == k->init) k->init_on = 0;
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
     if (k->resp[i].e == e) k->resp[i].used = 0;
 }
@@ -312,7 +312,7 @@ static void live_request(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
   }
   e->error = 0;
   if (k->ike_rekey_ms && now >= k->ike_rekey_ms) {
-    rc = gostx__ike_rekey_ike(e, now, k->out, sizeof k->out, &n);
+    rc = gostx__ike_rekey_ike(e, now, k->out, GOSTX_IKE_MSG_MAX, &n);
     if (rc != GOSTX_ESTATE) {
       k->asked = rc == GOSTX_OK ? GOSTX_IKE_MGR_ASKED_IKE : 0;
       next_ike_rekey(k, now);
@@ -320,7 +320,7 @@ static void live_request(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
   }
   const int child_due = k->rekey_ms && now >= k->rekey_ms;
   if (rc != GOSTX_OK && (child_due || usage_due(k, e, now, why, sizeof why))) {
-    rc = gostx__ike_rekey_child(e, 1, now, k->out, sizeof k->out, &n);
+    rc = gostx__ike_rekey_child(e, 1, now, k->out, GOSTX_IKE_MSG_MAX, &n);
     if (rc != GOSTX_ESTATE) {
       k->asked = rc == GOSTX_OK ? GOSTX_IKE_MGR_ASKED_CHILD : 0;
       next_child_rekey(k, now);
@@ -328,7 +328,7 @@ static void live_request(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now) {
     if (rc == GOSTX_OK && why[0]) say("Child SA rekey started: %s", why);
   }
   if (rc != GOSTX_OK && dpd && now - heard >= (int64_t)dpd * 1000)
-    rc = gostx__ike_dpd(e, now, k->out, sizeof k->out, &n);
+    rc = gostx__ike_dpd(e, now, k->out, GOSTX_IKE_MSG_MAX, &n);
   if (rc == GOSTX_OK) send_to(k, &k->sa_to, n);
 }
 
@@ -338,7 +338,7 @@ void gostx__ike_mgr_live_tick(gostx__ike_mgr *k, int64_t now) {
   gostx_ike_engine *e = k->sa;
   if (!e) return;
   size_t n = 0;
-  if (gostx__ike_timer(e, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &k->sa_to, n);
+  if (gostx__ike_timer(e, now, k->out, GOSTX_IKE_MSG_MAX, &n) == GOSTX_OK) send_to(k, &k->sa_to, n);
   gostx__ike_mgr_live_events(k, e, now);
   if (k->sa) live_request(k, e, now);
 }
@@ -430,8 +430,8 @@ static void established(gostx__ike_mgr *k, gostx_ike_engine *e,
       group_name(e->group), si, sr, e->child.spi_in, e->child.spi_out);
   show(k, 2, e, now);
   wipe_keys(&e->child);
-  if (k->init_on && e != &k->init) { /* ours is not needed now */
-    gostx__ike_engine_clear(&k->init);
+  if (k->init_on && e != k->init) { /* ours is not needed now */
+    gostx__ike_engine_clear(k->init);
     k->init_on = 0;
   }
   k->installed = 1;
@@ -484,7 +484,7 @@ int gostx__ike_mgr_feed(gostx__ike_mgr *k, gostx_ike_engine *e, size_t len,
   const uint32_t peer_req = e->peer_req;
   const uint8_t pend = e->pend;
   size_t n = 0;
-  int rc = gostx__ike_input(e, k->in, len, now, k->out, sizeof k->out, &n);
+  int rc = gostx__ike_input(e, k->in, len, now, k->out, GOSTX_IKE_MSG_MAX, &n);
   if (rc != GOSTX_OK) return 0; /* dropped by the engine: not ours, forged or malformed */
   /* the data path first, then the answer: the peer may seal with the new
    * Child SA as soon as it reads it (a rekey's or IKE_AUTH's responder) */
@@ -494,18 +494,18 @@ int gostx__ike_mgr_feed(gostx__ike_mgr *k, gostx_ike_engine *e, size_t len,
     send_to(k, from, n);
     return 0;
   }
-  if (e == &k->init && before == GOSTX_IKE_S_INIT_SENT && e->state == GOSTX_IKE_S_AUTH_SENT)
+  if (e == k->init && before == GOSTX_IKE_S_INIT_SENT && e->state == GOSTX_IKE_S_AUTH_SENT)
     init_answered(k, e);
-  if (e == &k->init && e->state == GOSTX_IKE_S_INIT_SENT && e->cookie_len != cookie_len)
+  if (e == k->init && e->state == GOSTX_IKE_S_INIT_SENT && e->cookie_len != cookie_len)
     say("the peer asks for a COOKIE: IKE_SA_INIT again with it (RFC 7296 2.6)");
-  if (e == &k->init && e->state == GOSTX_IKE_S_INIT_SENT && e->error && e->error != error)
+  if (e == k->init && e->state == GOSTX_IKE_S_INIT_SENT && e->error && e->error != error)
     say("IKE_SA_INIT answered %s (unprotected: noted, the request goes on until its tries "
         "run out, RFC 7296 2.21.1)", notify_name(e->error));
   const int up = e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED;
   /* a responder's inbound SA in before its IKE_AUTH answer goes: the
    * initiator seals with the new SA as soon as it has the answer */
   if (up && e->cf->role == GOSTX_IKE_RESPONDER) established(k, e, from, now);
-  send_to(k, e == &k->init ? &k->init_to : from, n);
+  send_to(k, e == k->init ? &k->init_to : from, n);
   if (up && e->cf->role == GOSTX_IKE_INITIATOR) established(k, e, from, now);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   gostx__ike_mgr_refused(k, e);
@@ -524,7 +524,7 @@ int gostx__ike_mgr_feed(gostx__ike_mgr *k, gostx_ike_engine *e, size_t len,
 static void cut_off(gostx__ike_mgr *k, gostx_ike_engine *e, int64_t now, const char *why,
                     const char *when) {
   size_t n = 0;
-  const int told = gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, sizeof k->out, &n) ==
+  const int told = gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, GOSTX_IKE_MSG_MAX, &n) ==
                    GOSTX_OK;
   if (told) send_to(k, &k->sa_to, n);
   say("IKE SA with %s deleted: %s (%s); %s, its Child SAs removed", k->set.peer_id_text, why,
@@ -574,8 +574,8 @@ void gostx__ike_mgr_recheck(gostx__ike_mgr *k, int64_t now) {
     return;
   gostx_ike_engine *const installed = k->sa; /* looked at once, first */
   if (installed) recheck_one(k, installed, now, when);
-  if (k->init_on && &k->init != installed && k->init.state == GOSTX_IKE_S_ESTABLISHED)
-    recheck_one(k, &k->init, now, when);
+  if (k->init_on && k->init != installed && k->init->state == GOSTX_IKE_S_ESTABLISHED)
+    recheck_one(k, k->init, now, when);
   for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++)
     if (k->resp[i].used && k->resp[i].e != installed &&
         k->resp[i].e->state == GOSTX_IKE_S_ESTABLISHED)

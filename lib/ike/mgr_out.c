@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_int.h"
 #include "mgr_int.h"
 
 _Static_assert((int)GOSTX_IKE_MGR_MSG_MAX == (int)GOSTX_IKE_MSG_MAX, "the caller's buffers");
@@ -18,30 +19,66 @@ _Static_assert((int)GOSTX_IKE_MGR_AUTH_PSK == (int)GOSTX_IKE_AUTH_PSK &&
                    (int)GOSTX_IKE_MGR_AUTH_SIGNATURE == (int)GOSTX_IKE_AUTH_DIGITAL_SIGNATURE,
                "the settings' auth");
 
+enum { QENT = sizeof(struct gostx__ike_mgr_qent) }; /* a multiple of its alignment */
+
+/* n octets rounded up to the heads' alignment */
+static size_t q_pad(size_t n) {
+  const size_t al = _Alignof(struct gostx__ike_mgr_qent);
+  return (n + al - 1) / al * al;
+}
+
+/* Room for need more octets of events (the queue's bound kept): 0, or -1. */
+static int q_room(gostx__ike_mgr *k, size_t need) {
+  enum { CAP_MAX = GOSTX_IKE_MGR_QUEUE_BYTES + GOSTX_IKE_MGR_QUEUE * (QENT + 16) };
+  if (k->q_used + need <= k->q_cap) return 0;
+  if (k->q_used + need > CAP_MAX) return -1;
+  size_t cap = k->q_cap ? 2 * k->q_cap : 2048; /* one IKE_AUTH's answer and a few lines */
+  while (cap < k->q_used + need) cap *= 2;
+  if (cap > CAP_MAX) cap = CAP_MAX;
+  uint8_t *q = gostx__ike_alloc(cap);
+  if (!q) return -1;
+  if (k->q_used) memcpy(q, k->q, k->q_used);
+  gostx__ike_free(k->q, k->q_cap); /* wiped: a queued line may name a peer */
+  k->q = q;
+  k->q_cap = cap;
+  return 0;
+}
+
+void gostx__ike_mgr_queue_free(gostx__ike_mgr *k) {
+  gostx__ike_free(k->q, k->q_cap);
+  k->q = NULL;
+  k->q_head = k->q_n = k->q_used = k->q_cap = 0;
+}
+
 /* An event with len octets of data; dropped when the queue is full (the
- * caller drains it after each call: only a flood of fragments fills it). */
+ * caller drains it after each call: only a flood of fragments fills it)
+ * or no memory is left for it. */
 static void push(gostx__ike_mgr *k, int type, const gostx__ike_mgr_to *to, const void *data,
                  size_t len) {
-  if (k->q_head + k->q_n == GOSTX_IKE_MGR_QUEUE || len > sizeof k->q_bytes - k->q_used) return;
-  size_t i = k->q_head + k->q_n++;
-  memset(&k->q[i], 0, sizeof k->q[i]);
-  k->q[i].type = type;
-  if (to) k->q[i].to = *to;
-  k->q[i].off = k->q_used;
-  k->q[i].len = len;
-  memcpy(k->q_bytes + k->q_used, data, len);
-  k->q_used += len;
+  const size_t need = QENT + q_pad(len);
+  if (k->q_n == GOSTX_IKE_MGR_QUEUE || q_room(k, need)) return;
+  struct gostx__ike_mgr_qent h;
+  memset(&h, 0, sizeof h);
+  h.type = type;
+  if (to) h.to = *to;
+  h.len = len;
+  memcpy(k->q + k->q_used, &h, QENT);
+  memcpy(k->q + k->q_used + QENT, data, len);
+  k->q_used += need;
+  k->q_n++;
 }
 
 int gostx__ike_mgr_next(gostx__ike_mgr *k, gostx__ike_mgr_event *ev) {
   if (!k->q_n) return 0;
-  const size_t i = k->q_head++;
-  ev->type = k->q[i].type;
-  ev->to = k->q[i].to;
-  ev->len = k->q[i].len;
-  memcpy(ev->data, k->q_bytes + k->q[i].off, ev->len);
+  struct gostx__ike_mgr_qent h;
+  memcpy(&h, k->q + k->q_head, QENT);
+  ev->type = h.type;
+  ev->to = h.to;
+  ev->len = h.len;
+  memcpy(ev->data, k->q + k->q_head + QENT, ev->len);
   if (ev->type == GOSTX_IKE_MGR_LOG) ev->data[ev->len] = 0;
-  if (!--k->q_n) k->q_head = k->q_used = 0;
+  k->q_head += QENT + q_pad(h.len);
+  if (!--k->q_n) gostx__ike_mgr_queue_free(k); /* drained: an idle manager holds no queue */
   return 1;
 }
 

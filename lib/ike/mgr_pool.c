@@ -1,10 +1,12 @@
 /* What a gateway's IKE daemon takes of lib/ike beside the manager
  * (manager.h): its remote users' IDs as text and against the remote_id
- * patterns, and the inner address pool their CFG_REQUESTs draw from. */
+ * patterns, the inner address pool their CFG_REQUESTs draw from, and the
+ * cookie gate in front of all their managers. */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_int.h"
 #include "mgr_int.h"
 
 const char *gostx__ike_mgr_id_text(uint8_t type, const uint8_t *id, size_t len, char *out,
@@ -57,4 +59,44 @@ int gostx__ike_mgr_pool_lease(gostx__ike_mgr_pool *p, const uint8_t *id, size_t 
 
 int gostx__ike_mgr_pool_release(gostx__ike_mgr_pool *p, const uint8_t *id, size_t len) {
   return gostx__ike_pool_release(&p->p, id, len) == GOSTX_OK ? 0 : -1;
+}
+
+struct gostx__ike_mgr_gate {
+  uint8_t secret[32];
+  size_t all_at;
+};
+
+gostx__ike_mgr_gate *gostx__ike_mgr_gate_new(size_t all_at) {
+  gostx__ike_mgr_gate *g = calloc(1, sizeof *g);
+  if (g && gostx_random_bytes(g->secret, sizeof g->secret)) {
+    free(g);
+    g = NULL;
+  }
+  if (g) g->all_at = all_at ? all_at : 1;
+  return g;
+}
+
+void gostx__ike_mgr_gate_free(gostx__ike_mgr_gate *g) {
+  if (!g) return;
+  gostx_memzero(g, sizeof *g); /* the secret */
+  free(g);
+}
+
+int gostx__ike_mgr_gate_check(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
+                              const gostx__ike_mgr_to *from, size_t half_open, size_t from_src,
+                              gostx__ike_mgr_event *ev) {
+  const int loaded = from_src >= GOSTX_IKE_MGR_GATE_PER_SOURCE || half_open >= g->all_at;
+  gostx_ike_addr ip;
+  gostx__ike_mgr_ike_addr(&from->addr, &ip);
+  size_t n = 0;
+  /* version 1, as the managers' own gates: a rolled secret would be 2 */
+  const int rc = gostx__ike_cookie_gate(g->secret, 1, (size_t)loaded, 1, msg, len, ip.ip,
+                                        ip.ip_len, ev->data, sizeof ev->data, &n);
+  if (rc == 1) {
+    ev->type = GOSTX_IKE_MGR_SEND;
+    ev->to = *from;
+    ev->len = n;
+    return GOSTX_IKE_MGR_GATE_COOKIE;
+  }
+  return rc == GOSTX_OK ? GOSTX_IKE_MGR_GATE_GO : GOSTX_IKE_MGR_GATE_DROP;
 }

@@ -75,6 +75,13 @@ size_t t_rand_piece(size_t left, size_t n);
  * GOSTX_TEST_TIME_FACTOR (default 1) times the load per core, 1 to 8. */
 unsigned t_time_scale(void);
 
+/* The heap in use (bytes) as glibc counts it (mallinfo2: in the arenas
+ * and mapped alone), and whether it is counted at all (0 under an
+ * allocator that keeps no count, a sanitizer's: a memory check is then
+ * skipped). */
+size_t t_heap_used(void);
+int t_heap_counted(void);
+
 /* Whether name is one of gostx_levels() (the dispatcher's list). */
 int t_is_level(const char *name);
 

@@ -206,3 +206,21 @@ void t_make_sign_key(gostx_gost3410_curve curve, t_sign_key *k) {
                                     k->spki, sizeof k->spki, &k->spki_len),
            0, "spki");
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+size_t t_heap_used(void) {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+#else
+size_t t_heap_used(void) { return 0; }
+#endif
+
+int t_heap_counted(void) {
+  size_t before = t_heap_used();
+  void *volatile probe = malloc(1u << 20); /* volatile: not elided */
+  size_t after = t_heap_used();
+  free(probe);
+  return after >= before + (1u << 20);
+}

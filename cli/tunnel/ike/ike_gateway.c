@@ -8,7 +8,9 @@
  * with an address of the pool (its TSi narrowed to it). A datagram goes to
  * the user of its source, else to the one whose IKE SA its SPIi names (a
  * NAT that moved it to another port); an IKE_SA_INIT request from neither
- * takes a free slot. What the managers do to the data path lands in the
+ * takes a free slot, past the cookie gate over all users (lib/ike's
+ * gostx__ike_mgr_gate: COOKIEs from 2 half-open users of a source address
+ * on, or half the slots half-open). What the managers do to the data path lands in the
  * gateway's tables (tunnel_gw.h): the Child SA's inbound SPI in the index,
  * the user's address as a /32 route, its outbound SA and its outer
  * address; they leave them when its IKE SA is gone. */
@@ -32,7 +34,6 @@ struct ra_user {
   struct tunnel_ra *ra;
   size_t idx; /* its slot: the gateway's users[idx] */
   gostx__ike_mgr *mgr;
-  gostx__ike_mgr_settings set;
   gostx__ike_mgr_addr src; /* where its IKE comes from */
   char at[56];             /* src as text */
   char id[256];            /* its ID as text once IKE_AUTH names it */
@@ -51,6 +52,7 @@ struct tunnel_ra {
   uint8_t psk[TUNNEL_POOL_PSKS][256];
   size_t psk_len[TUNNEL_POOL_PSKS];
   gostx__ike_mgr_pool *pool;
+  gostx__ike_mgr_gate *gate; /* the cookie gate over all users (half_open_of) */
   const char *ids[TUNNEL_POOL_IDS];
   struct ra_user *users; /* t->gw->nusers; mgr NULL: free */
   int data_fd; /* k.thread: the thread */
@@ -217,15 +219,16 @@ static int user_new(struct tunnel_ra *ra, size_t i, const gostx__ike_mgr_addr *s
   u->born_ms = now;
   gostx__ike_mgr_addr_text(src, u->at);
   snprintf(u->id, sizeof u->id, "(no ID yet)");
-  u->set = ra->k.set;
-  u->set.peer = *src;
-  u->set.peer_text = u->at;
-  u->set.peer_id_text = u->id; /* the log lines name it once known */
-  u->set.assign_ctx = u;
+  /* the pool's settings with the user's own: the manager keeps its copy */
+  gostx__ike_mgr_settings set = ra->k.set;
+  set.peer = *src;
+  set.peer_text = u->at;
+  set.peer_id_text = u->id; /* the log lines name it once known */
+  set.assign_ctx = u;
   const gostx__ike_mgr_dp dp = {u,          dp_add_child,   dp_switch_out, dp_free_out,
                                 dp_retire_in, dp_stop_out,  dp_in_accepted, dp_usage,
                                 dp_peer_set,  dp_data_sent};
-  u->mgr = gostx__ike_mgr_new(&u->set, &dp);
+  u->mgr = gostx__ike_mgr_new(&set, &dp);
   if (!u->mgr) return -1;
   struct sockaddr_storage ss;
   sockaddr_of(src, &ss);
@@ -280,6 +283,21 @@ static struct ra_user *user_of(struct tunnel_ra *ra, const gostx__ike_mgr_addr *
   return NULL;
 }
 
+/* The users not yet established, and those of them at src's address
+ * (any port): what the gateway's cookie gate weighs. */
+static size_t half_open_of(const struct tunnel_ra *ra, const gostx__ike_mgr_addr *src,
+                           size_t *from_src) {
+  size_t n = 0;
+  *from_src = 0;
+  for (size_t i = 0; i < ra->t->gw->nusers; i++) {
+    const struct ra_user *u = &ra->users[i];
+    if (!u->mgr || u->up) continue;
+    n++;
+    *from_src += u->src.ip_len == src->ip_len && !memcmp(u->src.ip, src->ip, src->ip_len);
+  }
+  return n;
+}
+
 static void receive(struct tunnel_ra *ra, int64_t now) {
   struct sockaddr_storage ss;
   struct iovec iov[2] = {{&ss, sizeof ss}, {ra->in, sizeof ra->in}};
@@ -294,9 +312,19 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
   static const uint8_t zero[8];
   /* an IKE_SA_INIT request (exchange 34, no R flag, no SPIr) from a new source */
   if (!u && ra->in[18] == 34 && !(ra->in[19] & 0x20) && !memcmp(ra->in + 8, zero, 8)) {
+    char at[56];
+    size_t mine;
+    const size_t open = half_open_of(ra, &from.addr, &mine);
+    const int gate = gostx__ike_mgr_gate_check(ra->gate, ra->in, len, &from, open, mine, &ra->ev);
+    if (gate == GOSTX_IKE_MGR_GATE_COOKIE) { /* nothing kept until it comes back with it */
+      ike_say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu of all users)",
+              gostx__ike_mgr_addr_text(&from.addr, at), mine, open);
+      send_one(ra, &ra->ev);
+      return;
+    }
+    if (gate != GOSTX_IKE_MGR_GATE_GO) return;
     size_t i = 0;
     while (i < ra->t->gw->nusers && ra->users[i].mgr) i++;
-    char at[56];
     if (i == ra->t->gw->nusers) {
       ike_say("IKE_SA_INIT from %s dropped: all %zu remote users' slots taken",
               gostx__ike_mgr_addr_text(&from.addr, at), ra->t->gw->nusers);
@@ -386,7 +414,7 @@ int tunnel_ra_prepare(struct tunnel *t) {
   for (size_t i = 0; i < t->cfg.n_ids; i++) ra->ids[i] = t->cfg.ids[i];
   s->peer_patterns = ra->ids;
   s->n_peer_patterns = t->cfg.n_ids;
-  s->assign = assign; /* assign_ctx: each user's (gostx__ike_mgr_new copies s per user) */
+  s->assign = assign; /* assign_ctx: each user's (user_new) */
   s->peer_psk = t->cfg.n_user_psk ? peer_psk : NULL;
   for (size_t i = 0; i < t->cfg.n_user_psk; i++)
     if ((rc = ike_psk_read(pc, t->cfg.user_psk[i].path, ra->psk[i], sizeof ra->psk[i],
@@ -395,7 +423,9 @@ int tunnel_ra_prepare(struct tunnel *t) {
   ra->pool = gostx__ike_mgr_pool_new(t->cfg.pool_net.addr, 4, t->cfg.pool_net.len,
                                      t->gw->nusers);
   ra->users = calloc(t->gw->nusers, sizeof *ra->users);
-  if (!ra->pool || !ra->users) return cli_usage("tunnel: out of memory");
+  /* every user asked for a COOKIE once half of the slots are half-open */
+  ra->gate = gostx__ike_mgr_gate_new(t->gw->nusers / 2);
+  if (!ra->pool || !ra->users || !ra->gate) return cli_usage("tunnel: out of memory");
   return 0;
 }
 
@@ -433,6 +463,7 @@ void tunnel_ra_free(struct tunnel *t) {
     if (ra->users[i].mgr) gostx__ike_mgr_free(ra->users[i].mgr);
   free(ra->users);
   gostx__ike_mgr_pool_free(ra->pool);
+  gostx__ike_mgr_gate_free(ra->gate);
   for (int i = 0; i < 2; i++)
     if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
   t->ike_pair[0] = t->ike_pair[1] = -1;
