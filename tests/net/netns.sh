@@ -44,9 +44,25 @@ netns_test_begin() {
 }
 netns_test_end() {
   pids_stop
-  ip netns del $NA 2>/dev/null
-  ip netns del $NB 2>/dev/null
+  local ns
+  for ns in $NA $NB "${NETNS_SPOKES[@]}"; do ip netns del $ns 2>/dev/null; done
   rm -rf "$T"
+}
+# netns_spoke NS ADDR_A ADDR_NS: one more namespace (loopback up, IPv6 off;
+# removed by netns_test_end) joined to $NA by a veth pair of its own, $NA's
+# end addressed ADDR_A and NS's ADDR_NS (each with its prefix length: a
+# gateway's users); SPOKE_DEV is NS's end. 1 when it cannot be made.
+NETNS_SPOKES=()
+netns_spoke() {
+  local ns=$1 a=sp${#NETNS_SPOKES[@]}a$$ b=sp${#NETNS_SPOKES[@]}b$$
+  ip netns add $ns || return 1
+  NETNS_SPOKES+=($ns)
+  SPOKE_DEV=$b
+  ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 &&
+    ip -n $ns link set lo up &&
+    ip link add $a netns $NA type veth peer name $b netns $ns &&
+    ip -n $NA addr add $2 dev $a && ip -n $NA link set $a up &&
+    ip -n $ns addr add $3 dev $b && ip -n $ns link set $b up
 }
 
 # The injector (inject.py) in the background, capturing what $VA sends

@@ -36,13 +36,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NA=gxrg$$ NB=gxr1$$ VA=gxrv0$$ VB=gxrv1$$
 U1=gxru1$$ U2=gxru2$$ U3=gxru3$$
 G=${GOSTX:-build/gostx}
-ra_end() {
-  pids_stop
-  for ns in $U1 $U2 $U3; do ip netns del $ns 2>/dev/null; done
-  netns_test_end
-}
 netns_test_begin ping python3 timeout
-trap ra_end EXIT
 # user 4 shares user 1's namespace and address, at another port (as users
 # behind one NAT): the gateway tells them apart by port
 # (user 5, beside user 3, authenticates by a PSK of its own)
@@ -51,13 +45,7 @@ outer() {
   case $1 in 4) echo 10.231.11.2:4501 ;; 5) echo 10.231.13.2:4502 ;; *) echo 10.231.1$1.2:4500 ;; esac
 }
 for i in 1 2 3; do
-  ns=$(user_ns $i)
-  ip netns add $ns || { bad "namespace $ns"; finish; }
-  ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n $ns link set lo up
-  ip link add gxruv${i}a$$ netns $NA type veth peer name gxruv${i}b$$ netns $ns
-  ip -n $NA addr add 10.231.1$i.1/30 dev gxruv${i}a$$ && ip -n $NA link set gxruv${i}a$$ up
-  ip -n $ns addr add 10.231.1$i.2/30 dev gxruv${i}b$$ && ip -n $ns link set gxruv${i}b$$ up
+  netns_spoke $(user_ns $i) 10.231.1$i.1/30 10.231.1$i.2/30 || { bad "user $i's namespace"; finish; }
 done
 # the gateway forwards between its users and site 1 (in and out of its TUN)
 ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0

@@ -24,19 +24,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NA=gxsg$$ NB=gxss$$ VA=gxsv0$$ VB=gxsv1$$ NU=gxsu$$
 G=${GOSTX:-build/gostx}
 USERS=50
-scale_end() {
-  pids_stop
-  ip netns del $NU 2>/dev/null
-  netns_test_end
-}
 netns_test_begin ping iperf3 python3 timeout
-trap scale_end EXIT
-ip netns add $NU && ip -n $NU link set lo up &&
-  ip netns exec $NU sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv4.conf.all.rp_filter=0 &&
-  ip link add gxsuv0$$ netns $NA type veth peer name gxsuv1$$ netns $NU &&
-  ip -n $NA addr add 10.231.1.1/30 dev gxsuv0$$ && ip -n $NA link set gxsuv0$$ up &&
-  ip -n $NU addr add 10.231.1.2/30 dev gxsuv1$$ && ip -n $NU link set gxsuv1$$ up ||
-  { bad "the users' namespace"; finish; }
+netns_spoke $NU 10.231.1.1/30 10.231.1.2/30 || { bad "the users' namespace"; finish; }
+ip netns exec $NU sysctl -qw net.ipv4.conf.all.rp_filter=0
 ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
 ip netns exec $NB sysctl -qw net.ipv4.conf.all.rp_filter=0
 

@@ -20,20 +20,13 @@ DOC=$HERE/../../docs/TUNNEL.md
 walk_end() {
   local ns
   for ns in $NA $NB $NU; do PIDS+=($(ip netns pids $ns 2>/dev/null)); done
-  pids_stop
-  ip netns del $NU 2>/dev/null
   netns_test_end
 }
 netns_test_begin ping
 trap walk_end EXIT
 # the walk's outer addresses (beside netns.sh's own on the pair)
 ip -n $NA addr add 198.51.100.1/30 dev $VA && ip -n $NB addr add 198.51.100.2/30 dev $VB &&
-  ip netns add $NU && ip -n $NU link set lo up &&
-  ip netns exec $NU sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
-  ip link add gxwuv0$$ netns $NA type veth peer name gxwuv1$$ netns $NU &&
-  ip -n $NA addr add 203.0.113.1/30 dev gxwuv0$$ && ip -n $NA link set gxwuv0$$ up &&
-  ip -n $NU addr add 203.0.113.2/30 dev gxwuv1$$ && ip -n $NU link set gxwuv1$$ up ||
-  { bad "the walk's namespaces"; finish; }
+  netns_spoke $NU 203.0.113.1/30 203.0.113.2/30 || { bad "the walk's namespaces"; finish; }
 ip netns exec $NA sysctl -qw net.ipv4.conf.all.rp_filter=0
 
 # gostx on the blocks' PATH; the four empty folders
