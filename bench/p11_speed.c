@@ -94,10 +94,8 @@ int main(int argc, char **argv) {
   if (runs < 1 || runs > 50 || secs <= 0)
     return 2;
   char dir[] = "/tmp/gostx-p11-speed-XXXXXX";
-  if (!mkdtemp(dir))
+  if (p11_scratch(dir))
     return 1;
-  setenv("GOSTX_PKCS11_DIR", dir, 1);
-  setenv("GOSTX_PKCS11_KDF_ITER", "2000", 1); /* a fast token: many logins below */
   CK_FUNCTION_LIST *F = p11_load(argv[1], NULL), *H = NULL;
   CK_SESSION_HANDLE s = token_ready(F), hs = 0;
   if (softhsm) { /* its tokens and configuration in the same scratch folder */

@@ -1,8 +1,9 @@
 /* What the programs that drive a PKCS#11 module as an application share
- * (tests/pkcs11/p11_stress.c, bench/p11_speed.c): the module loaded and
- * initialised, a failed call that ends the program, a fresh token with its
- * user PIN. The includer defines P11_APP (its name, for the messages)
- * first. */
+ * (tests/pkcs11/p11_stress.c, bench/p11_speed.c; p11_module_test.c takes
+ * the scratch folder alone, as it checks each call itself): a scratch
+ * folder for gostx's tokens, the module loaded and initialised, a failed
+ * call that ends the program, a fresh token with its user PIN. The includer
+ * defines P11_APP (its name, for the messages) first. */
 #ifndef GOSTX_P11_APP_H
 #define GOSTX_P11_APP_H
 
@@ -10,11 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pkcs11/cryptoki.h"
 
+/* gostx's token folder (GOSTX_PKCS11_DIR) made from the template dir
+ * ("...XXXXXX", rewritten), with a short PIN KDF: these programs log in
+ * often (docs/PKCS11.md). 0, or -1 when the folder cannot be made. */
+static inline int p11_scratch(char *dir) {
+  if (!mkdtemp(dir)) return -1;
+  setenv("GOSTX_PKCS11_DIR", dir, 1);
+  setenv("GOSTX_PKCS11_KDF_ITER", "2000", 1);
+  return 0;
+}
+
 /* rv not CKR_OK: the program ends (1), naming what failed. */
-static void p11_must(CK_RV rv, const char *what) {
+static inline void p11_must(CK_RV rv, const char *what) {
   if (rv != CKR_OK) {
     fprintf(stderr, P11_APP ": %s: 0x%lx\n", what, (unsigned long)rv);
     exit(1);
@@ -23,7 +35,7 @@ static void p11_must(CK_RV rv, const char *what) {
 
 /* The module at path, C_Initialize'd with ia (NULL: no threads): its
  * function list. */
-static CK_FUNCTION_LIST *p11_load(const char *path, CK_C_INITIALIZE_ARGS *ia) {
+static inline CK_FUNCTION_LIST *p11_load(const char *path, CK_C_INITIALIZE_ARGS *ia) {
   void *lib = dlopen(path, RTLD_NOW);
   CK_C_GetFunctionList gfl = NULL;
   CK_FUNCTION_LIST *f = NULL;
@@ -42,7 +54,7 @@ static CK_FUNCTION_LIST *p11_load(const char *path, CK_C_INITIALIZE_ARGS *ia) {
  * "so-pin-0"), its user PIN set: an open read-write session on it, no one
  * logged in. The token is looked up again by its label after C_InitToken:
  * SoftHSM moves an initialised token to a new slot ID. */
-static CK_SESSION_HANDLE p11_token_init(CK_FUNCTION_LIST *f, const char *label, const char *pin) {
+static inline CK_SESSION_HANDLE p11_token_init(CK_FUNCTION_LIST *f, const char *label, const char *pin) {
   CK_SLOT_ID slots[64];
   CK_ULONG n = 64;
   CK_UTF8CHAR lab[32];
