@@ -10,7 +10,6 @@
  * target: at least 3x SoftHSM's signatures per second). bench/p11_speed.sh
  * runs it.
  *   usage: p11_speed MODULE [SECONDS_PER_RUN [RUNS [SOFTHSM]]]  (default 1 s, 5 runs) */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,8 @@
 #include <gostx.h>
 
 #include "harness.h"
-#include "pkcs11/cryptoki.h"
+#define P11_APP "p11_speed"
+#include "../tests/pkcs11/p11_app.h"
 
 typedef struct {
   gostx_gost3410_curve curve;
@@ -50,56 +50,11 @@ static void rev(uint8_t *out, const uint8_t *in, size_t n) {
     out[i] = in[n - 1 - i];
 }
 
-static int must(CK_RV rv, const char *what) {
-  if (rv != CKR_OK) {
-    fprintf(stderr, "p11_speed: %s: 0x%lx\n", what, (unsigned long)rv);
-    exit(1);
-  }
-  return 0;
-}
-
-/* The module's function list, initialised. */
-static CK_FUNCTION_LIST *load(const char *path) {
-  void *lib = dlopen(path, RTLD_NOW);
-  CK_C_GetFunctionList gfl = NULL;
-  CK_FUNCTION_LIST *f = NULL;
-  if (lib) /* POSIX's way to take a function from dlsym without an ISO C cast */
-    *(void **)&gfl = dlsym(lib, "C_GetFunctionList");
-  if (!gfl) {
-    fprintf(stderr, "p11_speed: %s\n", dlerror());
-    exit(1);
-  }
-  must(gfl(&f), "C_GetFunctionList");
-  must(f->C_Initialize(NULL), "C_Initialize");
-  return f;
-}
-
 /* A new token in the module's first slot, its user PIN set and logged in on
- * the session returned. The token is looked up again by its label after
- * C_InitToken: SoftHSM moves an initialised token to a new slot ID. */
+ * the session returned. */
 static CK_SESSION_HANDLE token_ready(CK_FUNCTION_LIST *f) {
-  CK_SLOT_ID slots[64];
-  CK_ULONG n = 64;
-  CK_UTF8CHAR label[32];
-  memset(label, ' ', 32);
-  memcpy(label, "p11_speed", 9);
-  must(f->C_GetSlotList(CK_TRUE, slots, &n), "C_GetSlotList");
-  if (!n) must(CKR_SLOT_ID_INVALID, "a slot");
-  must(f->C_InitToken(slots[0], (CK_UTF8CHAR *)"so-pin-0", 8, label), "C_InitToken");
-  n = 64;
-  must(f->C_GetSlotList(CK_TRUE, slots, &n), "C_GetSlotList");
-  CK_TOKEN_INFO ti;
-  CK_ULONG i = 0;
-  while (i < n && (f->C_GetTokenInfo(slots[i], &ti) != CKR_OK ||
-                   !(ti.flags & CKF_TOKEN_INITIALIZED) || memcmp(ti.label, label, 32)))
-    i++;
-  if (i == n) must(CKR_TOKEN_NOT_PRESENT, "the token just initialised");
-  CK_SESSION_HANDLE s;
-  must(f->C_OpenSession(slots[i], CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &s), "C_OpenSession");
-  must(f->C_Login(s, CKU_SO, (CK_UTF8CHAR *)"so-pin-0", 8), "C_Login SO");
-  must(f->C_InitPIN(s, (CK_UTF8CHAR *)"user-pin", 8), "C_InitPIN");
-  must(f->C_Logout(s), "C_Logout");
-  must(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"user-pin", 8), "C_Login");
+  CK_SESSION_HANDLE s = p11_token_init(f, "p11_speed", "user-pin");
+  p11_must(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"user-pin", 8), "C_Login");
   return s;
 }
 
@@ -114,7 +69,7 @@ static void key_import(job *j, const uint8_t *d, const uint8_t *params, size_t p
                       {CKA_GOSTR3410_PARAMS, (void *)params, params_len},
                       {CKA_VALUE, (void *)d, j->n}, {CKA_SIGN, &yes, 1},
                       {CKA_GOSTR3411_PARAMS, (void *)hash_params, hash_len}};
-  must(j->f->C_CreateObject(j->s, t, hash_params ? 6 : 5, &j->key), "C_CreateObject");
+  p11_must(j->f->C_CreateObject(j->s, t, hash_params ? 6 : 5, &j->key), "C_CreateObject");
   j->mech.mechanism = j->n == 64 ? CKM_GOSTR3410_512 : CKM_GOSTR3410;
 }
 
@@ -139,11 +94,9 @@ int main(int argc, char **argv) {
   if (runs < 1 || runs > 50 || secs <= 0)
     return 2;
   char dir[] = "/tmp/gostx-p11-speed-XXXXXX";
-  if (!mkdtemp(dir))
+  if (p11_scratch(dir))
     return 1;
-  setenv("GOSTX_PKCS11_DIR", dir, 1);
-  setenv("GOSTX_PKCS11_KDF_ITER", "2000", 1); /* a fast token: many logins below */
-  CK_FUNCTION_LIST *F = load(argv[1]), *H = NULL;
+  CK_FUNCTION_LIST *F = p11_load(argv[1], NULL), *H = NULL;
   CK_SESSION_HANDLE s = token_ready(F), hs = 0;
   if (softhsm) { /* its tokens and configuration in the same scratch folder */
     char conf[128], tokens[96];
@@ -155,7 +108,7 @@ int main(int argc, char **argv) {
     fprintf(fp, "directories.tokendir = %s\nobjectstore.backend = file\nlog.level = ERROR\n", tokens);
     fclose(fp);
     setenv("SOFTHSM2_CONF", conf, 1);
-    H = load(softhsm);
+    H = p11_load(softhsm, NULL);
     hs = token_ready(H);
   }
 
@@ -215,9 +168,9 @@ int main(int argc, char **argv) {
            shsm_m);
     printf("gostx token / SoftHSM: %.2fx the signatures per second (target: at least 3)\n",
            tok256_m / shsm_m);
-    must(H->C_Finalize(NULL), "C_Finalize (SoftHSM)");
+    p11_must(H->C_Finalize(NULL), "C_Finalize (SoftHSM)");
   }
-  must(F->C_Finalize(NULL), "C_Finalize");
+  p11_must(F->C_Finalize(NULL), "C_Finalize");
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   return system(cmd) == 0 ? 0 : 1;

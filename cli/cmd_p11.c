@@ -446,10 +446,10 @@ static CK_RV curve_der(const gostx_gost3410_key *k, uint8_t *der, size_t cap, CK
     }
     p = *end == '.' ? end + 1 : end;
   }
-  if (n + 2 > cap) return CKR_GENERAL_ERROR;
-  der[0] = 0x06, der[1] = (uint8_t)n;
-  memcpy(der + 2, body, n);
-  *len = n + 2;
+  if (n + 2 > cap) return CKR_GENERAL_ERROR; /* n <= 32: a 2-byte header */
+  size_t h = gostx_der_header(der, 0x06, n);
+  memcpy(der + h, body, n);
+  *len = h + n;
   return CKR_OK;
 }
 
@@ -480,10 +480,7 @@ static int object_id(const char *hex, const gostx_gost3410_key *k, uint8_t **id,
 
 /* DER INTEGER from its content (CKA_SERIAL_NUMBER is the whole element). */
 static size_t der_integer(const uint8_t *c, size_t n, uint8_t *out) {
-  size_t h = 0;
-  out[h++] = 0x02;
-  if (n < 0x80) out[h++] = (uint8_t)n;
-  else out[h++] = 0x81, out[h++] = (uint8_t)n;
+  size_t h = gostx_der_header(out, 0x02, n);
   memcpy(out + h, c, n);
   return h + n;
 }

@@ -5,6 +5,7 @@
 
 #include "gostx/common.h"
 #include "gostx/base64.h"
+#include "gostx/der.h"
 #include "gostx/cipher.h"
 #include "gostx/modes.h"
 #include "gostx/aead.h"

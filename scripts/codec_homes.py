@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every codec and shared CLI service in its one home: base64 and DER
-lengths are lib/asn1's (include/gostx/base64.h, lib/asn1/der.h's writer and
-gostx__der_header); what two commands share is cli/common's.
+lengths are lib/asn1's (include/gostx/base64.h and gostx/der.h, lib/asn1/der.h's
+writer and gostx__der_header); what two commands share is cli/common's.
 Lists, in the C of lib/, cli/ and integrations/ (and python/gostx's code)
 outside lib/asn1/, what looks like a codec of its own: a base64 alphabet
 written out, a base64 character mapping ('+' to 62, 'a' + 26 ...), a DER
@@ -32,16 +32,9 @@ CHECKS = [
      re.compile(r"<\s*(?:128|0x80)\s*\?[^;]*<\s*(?:256|0x100)\s*\?")),
 ]
 
-# Known, each with why it stays, keyed "path: kind". cli/ reaches lib/ only
-# through the public headers (scripts/layers.py), and no public call writes
-# a DER header: these wait for one (or for their callers to need none).
+# Known, each with why it stays, keyed "path: kind". None: cli/ and
+# integrations/ write DER headers through gostx/der.h's gostx_der_header.
 KNOWN = {
-    "cli/common/ca_index.c: a DER length encoder (a long-form count byte)":
-        "one RDN rewrapped as a Name for gostx_x509_name_text (openssl's /-form subject)",
-    "cli/common/ca_index.c: a DER length encoder (a header sized by 128/256)":
-        "the same Name header's size",
-    "cli/cmd_p11.c: a DER length encoder (a long-form count byte)":
-        "CKA_SERIAL_NUMBER's INTEGER element from the certificate's serial",
 }
 
 

@@ -30,6 +30,9 @@ static void lengths(void) {
   t_rand_bytes(content, cap);
   for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
     size_t len = lens[i], got = 0, hn = header(GOSTX__DER_OCTETS, len, h);
+    uint8_t pub[GOSTX_DER_HEADER_MAX]; /* the public header writer (gostx/der.h): the same bytes */
+    CHECK(gostx_der_header(pub, GOSTX__DER_OCTETS, len) == hn && !memcmp(pub, h, hn),
+          "gostx_der_header, length %zu", len);
     for (int nested = 0; nested < 2; nested++) { /* tlv in one call; begin, raw, end */
       gostx__der_w w;
       gostx__der_w_init(&w, buf, cap);
@@ -51,6 +54,11 @@ static void lengths(void) {
   }
   free(buf);
   free(content);
+  uint8_t pub[GOSTX_DER_HEADER_MAX];
+  CHECK(gostx_der_header(pub, 0x30, UINT64_MAX - 1) == GOSTX_DER_HEADER_MAX && pub[1] == 0x88,
+        "the longest length: 8 length bytes");
+  CHECK(gostx_der_header(pub, 0x24, UINT64_MAX) == 2 && pub[1] == 0x80, "UINT64_MAX: indefinite");
+  CHECK(gostx_der_header(NULL, 0x30, 1) == 0, "no buffer");
 }
 
 /* A random tree of elements, written; returns the bytes a reference writer

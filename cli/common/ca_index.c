@@ -175,12 +175,9 @@ void ca_subject_text(const uint8_t *name, size_t len, char *out, size_t cap) {
     size_t sh, sl;
     if (tlv(p, (size_t)(end - p), &sh, &sl)) return;
     uint8_t one[1024];
-    size_t rdn = sh + sl, hl = rdn < 128 ? 2 : rdn < 256 ? 3 : 4;
-    if (rdn + 4 > sizeof one) return;
-    one[0] = 0x30;
-    if (hl == 2) one[1] = (uint8_t)rdn;
-    else if (hl == 3) one[1] = 0x81, one[2] = (uint8_t)rdn;
-    else one[1] = 0x82, one[2] = (uint8_t)(rdn >> 8), one[3] = (uint8_t)rdn;
+    size_t rdn = sh + sl;
+    if (rdn + 4 > sizeof one) return; /* below 64 KiB: a 4-byte header at most */
+    size_t hl = gostx_der_header(one, 0x30, rdn);
     memcpy(one + hl, p, rdn);
     char text[512];
     if (gostx_x509_name_text(one, hl + rdn, text, sizeof text)) return;

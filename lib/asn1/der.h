@@ -115,7 +115,7 @@ int gostx__der_w_finish(const gostx__der_w *w, size_t *len);
 /* ---- headers alone, for streamed content (BER) ---- */
 /* The length a header's length field is told for an indefinite length. */
 #define GOSTX__DER_INDEFINITE UINT64_MAX
-#define GOSTX__DER_HEADER_MAX 10
+#define GOSTX__DER_HEADER_MAX GOSTX_DER_HEADER_MAX /* gostx/der.h */
 /* A tag and its length, DER's shortest form (or 0x80 for
  * GOSTX__DER_INDEFINITE), into out[GOSTX__DER_HEADER_MAX]: its size. */
 size_t gostx__der_header(uint8_t *out, uint8_t tag, uint64_t len);

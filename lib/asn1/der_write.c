@@ -98,6 +98,10 @@ size_t gostx__der_header(uint8_t *out, uint8_t tag, uint64_t len) {
   return 2 + k;
 }
 
+size_t gostx_der_header(uint8_t *out, uint8_t tag, uint64_t len) {
+  return out ? gostx__der_header(out, tag, len) : 0;
+}
+
 uint64_t gostx__der_tlv_size(uint64_t len) {
   uint8_t h[GOSTX__DER_HEADER_MAX];
   return gostx__der_header(h, 0, len) + len;

@@ -17,7 +17,8 @@
 
 #include <gostx.h>
 
-#include "pkcs11/cryptoki.h"
+#define P11_APP "p11_module_test"
+#include "p11_app.h"
 #include "testutil.h"
 
 static CK_FUNCTION_LIST *F;
@@ -775,10 +776,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   char dir[] = "/tmp/gostx-p11-test-XXXXXX";
-  if (!mkdtemp(dir))
+  if (p11_scratch(dir))
     return 2;
-  setenv("GOSTX_PKCS11_DIR", dir, 1);
-  setenv("GOSTX_PKCS11_KDF_ITER", "2000", 1); /* a fast token: many logins below */
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     fprintf(stderr, "dlopen: %s\n", dlerror());

@@ -15,24 +15,14 @@
  * The token is the first slot's, logged in as the user with PIN. Exit 0
  * when everything it did worked, 1 on the first failure (named). */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "pkcs11/cryptoki.h"
+#define P11_APP "p11_stress"
+#include "p11_app.h"
 
 static CK_FUNCTION_LIST *F;
 static const char *PIN;
 static CK_SLOT_ID SLOT;
-
-static void must(CK_RV rv, const char *what) {
-  if (rv != CKR_OK) {
-    fprintf(stderr, "p11_stress: %s: 0x%lx\n", what, (unsigned long)rv);
-    exit(1);
-  }
-}
 
 /* 1.2.643.7.1.2.1.1.1: id-tc26-gost-3410-2012-256-paramSetA */
 static CK_BYTE PARAMS[] = {0x06, 0x09, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x02, 0x01, 0x01, 0x01};
@@ -44,7 +34,7 @@ static void gen_pair(CK_SESSION_HANDLE s, const CK_BYTE *id, CK_ULONG id_len, in
   CK_ATTRIBUTE pt[] = {{CKA_TOKEN, &tk, 1}, {CKA_GOSTR3410_PARAMS, PARAMS, sizeof PARAMS},
                        {CKA_ID, (void *)id, id_len}};
   CK_ATTRIBUTE vt[] = {{CKA_TOKEN, &tk, 1}, {CKA_ID, (void *)id, id_len}};
-  must(F->C_GenerateKeyPair(s, &m, pt, 3, vt, 2, pub, priv), "C_GenerateKeyPair");
+  p11_must(F->C_GenerateKeyPair(s, &m, pt, 3, vt, 2, pub, priv), "C_GenerateKeyPair");
 }
 
 static void sign_verify(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE pub, CK_OBJECT_HANDLE priv,
@@ -52,19 +42,19 @@ static void sign_verify(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE pub, CK_OBJECT_HAN
   CK_MECHANISM m = {CKM_GOSTR3410_WITH_GOSTR3411_12_256, NULL, 0};
   CK_BYTE data[64], sig[64];
   CK_ULONG sl = sizeof sig;
-  must(F->C_GenerateRandom(s, data, sizeof data), "C_GenerateRandom");
-  must(F->C_SignInit(s, &m, priv), what);
-  must(F->C_Sign(s, data, sizeof data, sig, &sl), what);
-  must(F->C_VerifyInit(s, &m, pub), what);
-  must(F->C_Verify(s, data, sizeof data, sig, sl), what);
+  p11_must(F->C_GenerateRandom(s, data, sizeof data), "C_GenerateRandom");
+  p11_must(F->C_SignInit(s, &m, priv), what);
+  p11_must(F->C_Sign(s, data, sizeof data, sig, &sl), what);
+  p11_must(F->C_VerifyInit(s, &m, pub), what);
+  p11_must(F->C_Verify(s, data, sizeof data, sig, sl), what);
 }
 
 static CK_SESSION_HANDLE session(void) {
   CK_SESSION_HANDLE s;
-  must(F->C_OpenSession(SLOT, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &s), "C_OpenSession");
+  p11_must(F->C_OpenSession(SLOT, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &s), "C_OpenSession");
   CK_RV rv = F->C_Login(s, CKU_USER, (CK_UTF8CHAR *)PIN, strlen(PIN));
   if (rv != CKR_USER_ALREADY_LOGGED_IN)
-    must(rv, "C_Login");
+    p11_must(rv, "C_Login");
   return s;
 }
 
@@ -78,7 +68,7 @@ static void *worker(void *arg) {
   CK_SESSION_HANDLE s = session();
   for (int i = 0; i < g_shared.n; i++)
     sign_verify(s, g_shared.pub, g_shared.priv, "a thread's signature");
-  must(F->C_CloseSession(s), "C_CloseSession");
+  p11_must(F->C_CloseSession(s), "C_CloseSession");
   return NULL;
 }
 
@@ -87,9 +77,9 @@ static CK_OBJECT_HANDLE find_pub(CK_SESSION_HANDLE s, const CK_BYTE *id, CK_ULON
   CK_ATTRIBUTE t[] = {{CKA_CLASS, &c, sizeof c}, {CKA_ID, (void *)id, id_len}};
   CK_OBJECT_HANDLE h = 0;
   CK_ULONG n = 0;
-  must(F->C_FindObjectsInit(s, t, 2), "C_FindObjectsInit");
-  must(F->C_FindObjects(s, &h, 1, &n), "C_FindObjects");
-  must(F->C_FindObjectsFinal(s), "C_FindObjectsFinal");
+  p11_must(F->C_FindObjectsInit(s, t, 2), "C_FindObjectsInit");
+  p11_must(F->C_FindObjects(s, &h, 1, &n), "C_FindObjects");
+  p11_must(F->C_FindObjectsFinal(s), "C_FindObjectsFinal");
   if (n != 1) {
     fprintf(stderr, "p11_stress: a private key without its public key\n");
     exit(1);
@@ -100,7 +90,7 @@ static CK_OBJECT_HANDLE find_pub(CK_SESSION_HANDLE s, const CK_BYTE *id, CK_ULON
 static int count_files(void) {
   CK_TOKEN_INFO ti;
   char path[4200], serial[17];
-  must(F->C_GetTokenInfo(SLOT, &ti), "C_GetTokenInfo");
+  p11_must(F->C_GetTokenInfo(SLOT, &ti), "C_GetTokenInfo");
   memcpy(serial, ti.serialNumber, 16);
   serial[16] = 0;
   snprintf(path, sizeof path, "%s/%s", getenv("GOSTX_PKCS11_DIR"), serial);
@@ -119,29 +109,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: p11_stress MODULE PIN gen N | threads T N | check\n");
     return 2;
   }
-  void *lib = dlopen(argv[1], RTLD_NOW);
-  CK_C_GetFunctionList gfl = NULL;
-  if (lib) /* POSIX's way to take a function from dlsym without an ISO C cast */
-    *(void **)&gfl = dlsym(lib, "C_GetFunctionList");
-  if (!gfl) {
-    fprintf(stderr, "p11_stress: %s\n", dlerror());
-    return 1;
-  }
-  must(gfl(&F), "C_GetFunctionList");
   CK_C_INITIALIZE_ARGS ia = {NULL, NULL, NULL, NULL, CKF_OS_LOCKING_OK, NULL};
-  must(F->C_Initialize(&ia), "C_Initialize");
+  F = p11_load(argv[1], &ia);
   PIN = argv[2];
   SLOT = 0;
   if (strcmp(argv[3], "init") == 0) {
-    CK_UTF8CHAR label[32];
-    CK_SESSION_HANDLE so;
-    memset(label, ' ', sizeof label);
-    memcpy(label, "stress", 6);
-    must(F->C_InitToken(SLOT, (CK_UTF8CHAR *)"so-pin-0", 8, label), "C_InitToken");
-    must(F->C_OpenSession(SLOT, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &so), "C_OpenSession");
-    must(F->C_Login(so, CKU_SO, (CK_UTF8CHAR *)"so-pin-0", 8), "C_Login SO");
-    must(F->C_InitPIN(so, (CK_UTF8CHAR *)PIN, strlen(PIN)), "C_InitPIN");
-    must(F->C_Finalize(NULL), "C_Finalize");
+    p11_token_init(F, "stress", PIN);
+    p11_must(F->C_Finalize(NULL), "C_Finalize");
     return 0;
   }
   CK_SESSION_HANDLE s = session();
@@ -150,7 +124,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
       CK_BYTE id[16];
       CK_OBJECT_HANDLE pub, priv;
-      must(F->C_GenerateRandom(s, id, sizeof id), "C_GenerateRandom");
+      p11_must(F->C_GenerateRandom(s, id, sizeof id), "C_GenerateRandom");
       gen_pair(s, id, sizeof id, 1, &pub, &priv);
       sign_verify(s, pub, priv, "a new key's signature");
       printf("made ");
@@ -177,13 +151,13 @@ int main(int argc, char **argv) {
     CK_ATTRIBUTE t = {CKA_CLASS, &c, sizeof c};
     CK_OBJECT_HANDLE h[4096];
     CK_ULONG n = 0;
-    must(F->C_FindObjectsInit(s, &t, 1), "C_FindObjectsInit");
-    must(F->C_FindObjects(s, h, 4096, &n), "C_FindObjects");
-    must(F->C_FindObjectsFinal(s), "C_FindObjectsFinal");
+    p11_must(F->C_FindObjectsInit(s, &t, 1), "C_FindObjectsInit");
+    p11_must(F->C_FindObjects(s, h, 4096, &n), "C_FindObjects");
+    p11_must(F->C_FindObjectsFinal(s), "C_FindObjectsFinal");
     for (CK_ULONG i = 0; i < n; i++) {
       CK_BYTE id[64];
       CK_ATTRIBUTE a = {CKA_ID, id, sizeof id};
-      must(F->C_GetAttributeValue(s, h[i], &a, 1), "C_GetAttributeValue");
+      p11_must(F->C_GetAttributeValue(s, h[i], &a, 1), "C_GetAttributeValue");
       sign_verify(s, find_pub(s, id, a.ulValueLen), h[i], "a stored key's signature");
       printf("ok ");
       for (CK_ULONG k = 0; k < a.ulValueLen; k++)
@@ -194,6 +168,6 @@ int main(int argc, char **argv) {
   } else {
     return 2;
   }
-  must(F->C_Finalize(NULL), "C_Finalize");
+  p11_must(F->C_Finalize(NULL), "C_Finalize");
   return 0;
 }
