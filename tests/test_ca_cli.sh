@@ -49,6 +49,21 @@ check "two V lines, openssl's format" \
   grep -qP '^V\t\d{12}Z\t\t0B\tunknown\t/CN=alice/O=gostx$' index.txt
 check "bob's line" grep -qP '^V\t\d{12}Z\t\t0C\tunknown\t/CN=bob/O=gostx$' index.txt
 check "alice's serial" [ "$(openssl x509 -in alice.pem -noout -serial)" = serial=0B ]
+# a value with ", " in it stays as it is (openssl's oneline form, which
+# openssl ca writes); a multi-valued RDN's attributes are joined by "+"
+mkdir names
+check "dave key" "$G" genpkey -c 256A -o names/dave.key
+check "dave csr" "$G" req -new -key names/dave.key -subj "/CN=dave/O=Foo, Inc" -out names/dave.csr
+check "issue dave" "$G" ca -in names/dave.csr -cert ca.pem -keyfile ca.key -index names/index.txt \
+  -days 5 -out names/dave.pem
+check "dave's line keeps 'Foo, Inc'" grep -qP '\t/CN=dave/O=Foo, Inc$' names/index.txt
+check "a multi-valued RDN by openssl" openssl req -x509 -engine gost -newkey gost2012_256 \
+  -pkeyopt paramset:A -multivalue-rdn -subj "/CN=erin+OU=ops/O=Foo, Inc/C=RU" -nodes \
+  -keyout names/erin.key -out names/erin.pem -days 2
+expect 0 "" ca -revoke names/erin.pem -index names/index.txt
+erin=$(openssl x509 -in names/erin.pem -noout -subject -nameopt compat)
+check "erin's line as openssl writes the name (${erin#subject=})" \
+  [ "$(cut -f6 names/index.txt | tail -1)" = "${erin#subject=}" ]
 echo 0A >serial # the next would be 0B again: refused, nothing written
 before=$(cksum <index.txt)
 expect 1 "already in the index" ca -in carol.csr -cert ca.pem -keyfile ca.key -index index.txt -out carol.pem

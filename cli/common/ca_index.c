@@ -171,21 +171,30 @@ void ca_subject_text(const uint8_t *name, size_t len, char *out, size_t cap) {
   out[0] = 0;
   if (tlv(name, len, &h, &l)) return;
   const uint8_t *p = name + h, *end = p + l;
-  while (p < end) { /* each RDN (a SET) as a Name of its own, through the library's text */
+  while (p < end) { /* each RDN (a SET): "/" and its attributes, "+" between them */
     size_t sh, sl;
     if (tlv(p, (size_t)(end - p), &sh, &sl)) return;
-    uint8_t one[1024];
-    size_t rdn = sh + sl;
-    if (rdn + 4 > sizeof one) return; /* below 64 KiB: a 4-byte header at most */
-    size_t hl = gostx_der_header(one, 0x30, rdn);
-    memcpy(one + hl, p, rdn);
-    char text[512];
-    if (gostx_x509_name_text(one, hl + rdn, text, sizeof text)) return;
-    for (char *c = text; (c = strstr(c, ", ")); ) /* a multi-valued RDN: openssl's "+" */
-      *c = '+', memmove(c + 1, c + 2, strlen(c + 2) + 1);
-    used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "/%s", text);
-    if (used >= cap) return;
-    p += rdn;
+    const uint8_t *a = p + sh, *rdn_end = a + sl;
+    const char *sep = "/";
+    while (a < rdn_end) { /* each attribute as a Name of one RDN, through the library's text
+                             (a value's own ", " stays: openssl's oneline form) */
+      size_t ah, al;
+      if (tlv(a, (size_t)(rdn_end - a), &ah, &al)) return;
+      const size_t atv = ah + al;
+      uint8_t one[1024], set[GOSTX_DER_HEADER_MAX];
+      if (atv + 2 * GOSTX_DER_HEADER_MAX > sizeof one) return;
+      const size_t seth = gostx_der_header(set, 0x31, atv);
+      const size_t hl = gostx_der_header(one, 0x30, seth + atv);
+      memcpy(one + hl, set, seth);
+      memcpy(one + hl + seth, a, atv);
+      char text[512];
+      if (gostx_x509_name_text(one, hl + seth + atv, text, sizeof text)) return;
+      used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%s%s", sep, text);
+      if (used >= cap) return;
+      sep = "+";
+      a += atv;
+    }
+    p += sh + sl;
   }
 }
 
