@@ -10,7 +10,7 @@
  * nonce would differ from the one-packet calls. */
 #include "testutil.h"
 
-enum { N = GOSTX_ESP_BURST_MAX, NSA = 9, CAP = 1600 + 16, ROUNDS = 12 };
+enum { N = GOSTX_ESP_BURST_MAX, NSA = 24, CAP = 1600 + 16, ROUNDS = 16 };
 
 static const gostx_esp_transform transforms[] = {
     GOSTX_ESP_KUZNYECHIK_MGM_KTREE, GOSTX_ESP_MAGMA_MGM_KTREE,
@@ -29,7 +29,7 @@ static int one_rc[N];
 static void make_sas(void) {
   for (size_t s = 0; s < NSA; s++) {
     /* mostly the AEAD transforms (the gateway's), some integrity-only */
-    const gostx_esp_transform tf = transforms[s < 7 ? s % 2 : 2 + s % 2];
+    const gostx_esp_transform tf = transforms[s % 8 == 7 ? 2 + s / 8 % 2 : s % 2];
     uint8_t km[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX];
     t_rand_bytes(km, sizeof km);
     CHECK_RC(gostx_esp_sa_init(&sas[s], tf, 0x1000 + (uint32_t)s, km,
@@ -59,11 +59,13 @@ static void round_trip(size_t r) {
   gostx_esp_keycache *kc[N];
   const gostx_esp_replay *rp[N];
   gostx_esp_packet b[N];
-  const size_t n = 1 + t_rand_below(N);
-  /* a round of one SA now and then, and of two */
+  /* rounds of one SA, of two, of any, and of a packet per SA (every key
+   * serving one packet: the stream batch's lanes; a key of many packets
+   * goes through gostx__mgm_many) */
+  const size_t n = 1 + t_rand_below(r % 4 == 3 ? NSA : N);
   const size_t spread = r % 4 == 0 ? 1 : r % 4 == 1 ? 2 : NSA;
   for (size_t i = 0; i < n; i++) {
-    const size_t s = which[i] = (r + t_rand_below(spread)) % NSA;
+    const size_t s = which[i] = r % 4 == 3 ? (r + i) % NSA : (r + t_rand_below(spread)) % NSA;
     const size_t align = t_rand_below(16);
     lens[i] = pick_len();
     uint8_t *in = pay[i] + align;

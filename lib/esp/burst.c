@@ -60,6 +60,7 @@ static void keys_done(struct keyset *ks) {
  * nonce, aad and body set. */
 struct work {
   size_t slot[GOSTX_ESP_BURST_MAX], body[GOSTX_ESP_BURST_MAX], aad_len[GOSTX_ESP_BURST_MAX];
+  size_t count[GOSTX_ESP_BURST_MAX]; /* across SAs: the packets of each key slot */
   uint8_t nonce[GOSTX_ESP_BURST_MAX][16], aad[GOSTX_ESP_BURST_MAX][12];
   struct gostx__mgm_msg m[GOSTX_ESP_BURST_MAX];
   size_t map[GOSTX_ESP_BURST_MAX];
@@ -73,16 +74,19 @@ static void mgm_parts(const gostx_esp_packet *p, int open, size_t body, const ui
   *tag = open ? (uint8_t *)(uintptr_t)(*in + body) : *out + body;
 }
 
-/* One SA's burst: the packets of each message key in one gostx__mgm_many
- * call: its cipher calls serve the whole burst (Y1 and Z1 of every packet
- * in one, their H values and gamma in as few as its buffer allows, the tags
- * in one). */
-static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
-                    gostx_esp_packet *b, size_t n, int open) {
+/* The packets of each message key (of at least min packets: a burst
+ * across SAs leaves the keys of one packet to the stream batch) in one
+ * gostx__mgm_many call: its cipher calls serve all of them (Y1 and Z1 of
+ * every packet in one, their H values and gamma in as few as its buffer
+ * allows, the tags in one). alone (NULL: none) marks the packets done
+ * elsewhere. */
+static void run_mgm(struct keyset *ks, struct work *w, gostx_esp_packet *b, size_t n, int open,
+                    const int *alone, size_t min) {
   for (size_t s = 0; s < ks->n; s++) {
+    if (min && w->count[s] < min) continue;
     size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
-      if (b[i].status || w->slot[i] != s) continue;
+      if ((alone && alone[i]) || b[i].status || w->slot[i] != s) continue;
       const uint8_t *in;
       uint8_t *out, *tag;
       mgm_parts(&b[i], open, w->body[i], &in, &out, &tag);
@@ -91,17 +95,19 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                                          .out = out, .tag = tag};
       w->map[nm++] = i;
     }
-    gostx__mgm_many(&ks->c[s], open, w->m, nm, sa->icv_len);
+    gostx__mgm_many(&ks->c[s], open, w->m, nm, ks->sa[s]->icv_len);
     for (size_t k = 0; k < nm; k++)
       b[w->map[k]].status = open ? gostx__verdict(w->m[k].status) : w->m[k].status;
   }
 }
 
-/* A burst across SAs: the packets of each cipher (their ICV length is the
- * cipher's: 12 bytes Kuznyechik, 8 Magma) in one stream batch, a stream per
- * packet under its message key. The batch picks per group what runs
- * fastest: a key's packets together through gostx__mgm_many, the short
- * ones of different keys a lane each, the long ones a call each. */
+/* A burst across SAs, the packets whose key serves no other packet of it
+ * (run_mgm took the rest): those of each cipher (their ICV length is the
+ * cipher's: 12 bytes Kuznyechik, 8 Magma) in one stream batch, a stream
+ * per packet under its message key: the short ones a vector lane each,
+ * the long ones a call each (the batch's choice, by length). A key's
+ * packets together in gostx__mgm_many beat lanes (its cipher calls span
+ * packets, where lanes step every stream a block at a time). */
 static void run_streams(const gostx_esp_sa *const *sa, struct keyset *ks, struct work *w,
                         gostx_esp_packet *b, size_t n, int open, const int *alone) {
   static const gostx_alg algs[2] = {GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA};
@@ -109,7 +115,7 @@ static void run_streams(const gostx_esp_sa *const *sa, struct keyset *ks, struct
   for (int a = 0; a < 2; a++) {
     size_t k = 0, icv = 0;
     for (size_t i = 0; i < n; i++) {
-      if (alone[i] || b[i].status || sa[i]->alg != algs[a]) continue;
+      if (alone[i] || b[i].status || w->count[w->slot[i]] > 1 || sa[i]->alg != algs[a]) continue;
       const uint8_t *in;
       uint8_t *out, *tag;
       mgm_parts(&b[i], open, w->body[i], &in, &out, &tag);
@@ -222,7 +228,7 @@ int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint
     b[i].status = b[i].seq < seq_first ? GOSTX_ESTATE : 0; /* wrapped */
     seal_prep(sa, cache, &ks, &w, &b[i], i);
   }
-  run_mgm(sa, &ks, &w, b, n, 0);
+  run_mgm(&ks, &w, b, n, 0, NULL, 0);
   for (size_t i = 0; i < n; i++) seal_finish(sa, &ks, &w, &b[i], i);
   keys_done(&ks);
   return first_error(b, n);
@@ -236,7 +242,7 @@ int gostx_esp_open_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
   struct work w;
   ks.n = 0;
   for (size_t i = 0; i < n; i++) open_prep(sa, cache, replay, &ks, &w, &b[i], i);
-  run_mgm(sa, &ks, &w, b, n, 1);
+  run_mgm(&ks, &w, b, n, 1, NULL, 0);
   for (size_t i = 0; i < n; i++) open_finish(&ks, &w, &b[i], i);
   keys_done(&ks);
   return first_error(b, n);
@@ -280,6 +286,10 @@ static int mixed(const gostx_esp_sa *const *sa, gostx_esp_keycache *const *cache
       seal_prep(s, kc, &ks, &w, &b[i], i);
     }
   }
+  memset(w.count, 0, ks.n * sizeof w.count[0]);
+  for (size_t i = 0; i < n; i++)
+    if (!alone[i] && !b[i].status) w.count[w.slot[i]]++;
+  run_mgm(&ks, &w, b, n, open, alone, 2);
   run_streams(sa, &ks, &w, b, n, open, alone);
   for (size_t i = 0; i < n; i++) {
     if (alone[i]) continue;
