@@ -212,19 +212,35 @@ static int inner_addr(const uint8_t *p, size_t len, int dst, const uint8_t **a) 
   }
 }
 
-/* b[0..n) grouped by key[], each group's packets in the order they came
- * (insertion sort: stable, and a burst is mostly one peer's already). */
+/* b[0..n) grouped by key[], each group's packets in the order they came.
+ * The groups in the order their first packets came, but the last packet's
+ * group last: a flow whose packets run on into the next burst stays at
+ * the burst's edges (the TUN writes join a flow's segments across
+ * bursts). Insertion sort: stable, and a burst is mostly one peer's. */
 static void group_by(gostx_esp_packet *b, uint32_t *key, unsigned n) {
+  uint32_t seen[TUNNEL_BURST], rank[TUNNEL_BURST];
+  unsigned ns = 0;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned r = 0;
+    while (r < ns && seen[r] != key[i]) r++;
+    if (r == ns) seen[ns++] = key[i];
+    rank[i] = r;
+  }
+  const uint32_t last = n ? rank[n - 1] : 0;
+  for (unsigned i = 0; i < n; i++)
+    if (rank[i] == last) rank[i] = TUNNEL_BURST;
   for (unsigned i = 1; i < n; i++) {
     const gostx_esp_packet x = b[i];
-    const uint32_t kx = key[i];
+    const uint32_t kx = key[i], rx = rank[i];
     unsigned j = i;
-    for (; j && key[j - 1] > kx; j--) {
+    for (; j && rank[j - 1] > rx; j--) {
       b[j] = b[j - 1];
       key[j] = key[j - 1];
+      rank[j] = rank[j - 1];
     }
     b[j] = x;
     key[j] = kx;
+    rank[j] = rx;
   }
 }
 
