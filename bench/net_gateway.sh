@@ -13,7 +13,9 @@
 #   QUICK=1: 8 sites, 2 s, one run (a smoke run of the script itself)
 #   SITES=N, TRANSFORMS="kuznyechik-mgm-ktree magma-mgm-ktree" (default
 #   both), THREADS="1 2" (the gateway's workers), GOSTX=PATH (another build),
-#   GOSTX_SITES=PATH (the sites' build, when not GOSTX's)
+#   GOSTX_SITES=PATH (the sites' build, when not GOSTX's), ACTIVE=N: only N
+#   of the sites carry a stream at once (spread over them; the others idle),
+#   TIMING=yes: the gateway's own split of its CPU per packet
 # Rows, per transform, the median (by Gbit/s) of RUNS runs, each measured
 # over SECONDS in the middle of the streams (after they all started):
 #   single peer  net_tunnel.sh's "tcp x1" setup (gostx_up: one tunnel each
@@ -142,17 +144,20 @@ gw_counters() {
 }
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $SITES sites, iperf3 TCP one stream each, ${SECS}s measured, median of $RUNS runs; MTU 1400"
+echo "# $SITES sites (${ACTIVE:-$SITES} carrying a stream), iperf3 TCP one stream each, ${SECS}s measured, median of $RUNS runs; MTU 1400"
 printf '%-34s %8s %9s %8s\n' setup Gbit/s kpps "cpu s/GB"
+# the sites that carry a stream: ACTIVE of them (default all), spread over
+# the SITES (every SITES / ACTIVE-th), the others configured and idle
+ACTIVE=${ACTIVE:-$SITES}
 srcs=()
-for i in $(seq "$SITES"); do srcs+=(10.240.$i.1); done
+for i in $(seq "$ACTIVE"); do srcs+=(10.240.$(((i - 1) * SITES / ACTIVE + 1)).1); done
 for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
   gostx_up "$tr" 1
   row "$tr single peer t1" "$tr|single" "$(median gxb0 10.232.0.2 "${PIDS[1]}" 10.232.0.1)"
   stop_all
   for w in ${THREADS:-1 2}; do
     gateway_up "$tr" "$w"
-    row "$tr gateway $SITES sites t$w" "$tr|t$w" "$(median gxg0 10.250.0.1 "$GW" "${srcs[@]}")"
+    row "$tr gateway $SITES sites${ACTIVE:+ ($ACTIVE on)} t$w" "$tr|t$w" "$(median gxg0 10.250.0.1 "$GW" "${srcs[@]}")"
     echo "#   gateway t$w: $(gw_counters)"
     stop_all
   done
