@@ -182,10 +182,11 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open_burst(const gostx_esp_sa *sa,
  * replay[i] (replay or an entry NULL: no check), n <= GOSTX_ESP_BURST_MAX;
  * SAs of any of the four transforms mixed, one SA as often as it comes.
  * Each packet is exactly what gostx_esp_seal / gostx_esp_open gives it
- * alone (tests compare them byte for byte); the AEAD transforms' packets
- * of each cipher go through one stream batch (include/gostx/batch.h), so
- * short packets of different SAs share the cipher calls, a vector lane
- * each. Per packet statuses as the one-SA bursts, GOSTX_EINVAL for a NULL
+ * alone (tests compare them byte for byte). The AEAD transforms' packets
+ * under one message key share their cipher calls, as in a one-SA burst;
+ * those whose key serves no other packet of the burst go, per cipher,
+ * through one stream batch (include/gostx/batch.h): a short one a vector
+ * lane each under its own key, a long one a call each. Per packet statuses as the one-SA bursts, GOSTX_EINVAL for a NULL
  * sa[i]; the call returns the first. Seal reads b[i].seq: the caller takes
  * each packet's sequence number from its SA's counter (in the order the
  * packets are to be sent); a failed packet's out is zeroed. Open leaves

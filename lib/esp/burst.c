@@ -2,9 +2,10 @@
  * of many packets at once. One SA's burst (gostx_esp_seal_burst /
  * open_burst): the packets under one message key in one gostx__mgm_many
  * call. A burst across SAs (gostx_esp_seal_mixed / open_mixed: a gateway's
- * packets for many peers): every packet of every SA in one stream batch per
- * cipher (include/gostx/batch.h), which gives the short ones of different
- * keys a vector lane each and the long ones a call each. The
+ * packets for many peers): each key's packets the same way, and the
+ * packets whose key serves only them in one stream batch per cipher
+ * (include/gostx/batch.h: a short one a vector lane each, a long one a
+ * call each). The
  * integrity-only transforms go packet by packet through the one-packet
  * calls: their AAD (SPI | ESN | IV | body) is not one piece of the packet,
  * which the batches need. */
