@@ -212,10 +212,55 @@ static int inner_addr(const uint8_t *p, size_t len, int dst, const uint8_t **a) 
   }
 }
 
+/* b[0..n) grouped by key[], each group's packets in the order they came.
+ * The groups in the order their first packets came, but the last packet's
+ * group last: a flow whose packets run on into the next burst stays at
+ * the burst's edges (the TUN writes join a flow's segments across
+ * bursts). Insertion sort: stable, and a burst is mostly one peer's. */
+static void group_by(gostx_esp_packet *b, uint32_t *key, unsigned n) {
+  uint32_t seen[TUNNEL_BURST], rank[TUNNEL_BURST];
+  unsigned ns = 0;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned r = 0;
+    while (r < ns && seen[r] != key[i]) r++;
+    if (r == ns) seen[ns++] = key[i];
+    rank[i] = r;
+  }
+  const uint32_t last = n ? rank[n - 1] : 0;
+  for (unsigned i = 0; i < n; i++)
+    if (rank[i] == last) rank[i] = TUNNEL_BURST;
+  for (unsigned i = 1; i < n; i++) {
+    const gostx_esp_packet x = b[i];
+    const uint32_t kx = key[i], rx = rank[i];
+    unsigned j = i;
+    for (; j && rank[j - 1] > rx; j--) {
+      b[j] = b[j - 1];
+      key[j] = key[j - 1];
+      rank[j] = rank[j - 1];
+    }
+    b[j] = x;
+    key[j] = kx;
+    rank[j] = rx;
+  }
+}
+
+/* A peer's packets of a burst: b[i, i + n), the first got of them numbered
+ * under sa (NULL: none to seal with). */
+struct gw_run {
+  unsigned i, n, got;
+  struct tunnel_peer *p;
+  struct tunnel_sa *sa;
+  const struct sockaddr_storage *to;
+  socklen_t to_len;
+};
+
 void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
   struct tunnel_gw *gw = w->t->gw;
   uint32_t peer[TUNNEL_BURST];
-  unsigned k = 0;
+  struct gw_run run[TUNNEL_BURST];
+  const gostx_esp_sa *esp[TUNNEL_BURST];
+  gostx_esp_keycache *kc[TUNNEL_BURST];
+  unsigned k = 0, nr = 0;
   tunnel_sa_enter(w);
   const struct tunnel_gw_tab *tab = atomic_load(&gw->tab);
   const struct tunnel_routes *r = tab->routes;
@@ -231,43 +276,46 @@ void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsig
     b[k] = b[i];
     peer[k++] = p;
   }
-  /* grouped by peer, each peer's packets in the order read (insertion
-   * sort: stable, and a burst is mostly one peer's already) */
-  for (unsigned i = 1; i < k; i++) {
-    const gostx_esp_packet x = b[i];
-    const uint32_t px = peer[i];
-    unsigned j = i;
-    for (; j && peer[j - 1] > px; j--) {
-      b[j] = b[j - 1];
-      peer[j] = peer[j - 1];
-    }
-    b[j] = x;
-    peer[j] = px;
-  }
-  /* each peer's run sealed under its SA and sent to it (inside the span:
-   * the peer's address is read from it) */
+  /* grouped by peer, for its numbers and its sends (one address each) */
+  group_by(b, peer, k);
+  /* each peer's run numbered under its SA, in the order read (inside the
+   * span: the SA and the peer's address are read from it) */
   for (unsigned i = 0, j; i < k; i = j) {
     for (j = i + 1; j < k && peer[j] == peer[i]; j++) {}
-    struct tunnel_peer *p = &gw->peers[peer[i]];
-    struct tunnel_sa *sa = p->sf.st_out;
-    const struct sockaddr_storage *to = p->cfg ? &p->cfg->peer : NULL;
-    socklen_t to_len = p->cfg ? p->cfg->peer_len : sizeof(struct sockaddr_in);
+    struct gw_run *u = &run[nr++];
+    *u = (struct gw_run){.i = i, .n = j - i, .p = &gw->peers[peer[i]]};
+    u->sa = u->p->sf.st_out;
+    u->to = u->p->cfg ? &u->p->cfg->peer : NULL;
+    u->to_len = u->p->cfg ? u->p->cfg->peer_len : sizeof(struct sockaddr_in);
     if (peer[i] >= gw->npeers) { /* a remote user's (its SAs from IKE) */
-      sa = tab->out[peer[i] - gw->npeers];
-      to = &tab->to[peer[i] - gw->npeers];
+      u->sa = tab->out[peer[i] - gw->npeers];
+      u->to = &tab->to[peer[i] - gw->npeers];
     }
-    if (!sa) { /* a user between its Child SAs: nothing to seal with */
-      TUNNEL_ADD(w->c.tx_noroute, j - i);
+    uint64_t first = 0;
+    if (u->sa) first = tunnel_sa_number(u->sa, &u->p->sf, u->n, &u->got);
+    for (unsigned x = i; x < j; x++) { /* those without a number: refused by the call */
+      esp[x] = x - i < u->got ? &u->sa->esp : NULL;
+      kc[x] = x - i < u->got ? tunnel_sa_kc(u->sa, w) : NULL;
+      b[x].seq = first + (x - i);
+    }
+  }
+  /* the whole burst in one call: the packets of all the peers' SAs share
+   * the cipher calls (lib/esp: gostx_esp_seal_mixed) */
+  TUNNEL_TIMED(w, ns_seal, (void)gostx_esp_seal_mixed(esp, kc, b, k));
+  for (unsigned q = 0; q < nr; q++) {
+    const struct gw_run *u = &run[q];
+    if (!u->sa) { /* a user between its Child SAs: nothing to seal with */
+      TUNNEL_ADD(w->c.tx_noroute, u->n);
       continue;
     }
-    unsigned got, ok = 0;
+    unsigned ok = 0;
     uint64_t bytes = 0;
-    TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal_under(w, sa, &p->sf, b + i, j - i));
-    for (unsigned x = i; x < i + got; x++)
+    tunnel_sa_sealed(u->sa, b + u->i, u->got);
+    for (unsigned x = u->i; x < u->i + u->got; x++)
       if (!b[x].status) ok++, bytes += b[x].len;
-    TUNNEL_ADD(p->tx_packets, ok);
-    TUNNEL_ADD(p->tx_bytes, bytes);
-    tunnel_send_sealed(w, b + i, j - i, got, to, to_len);
+    TUNNEL_ADD(u->p->tx_packets, ok);
+    TUNNEL_ADD(u->p->tx_bytes, bytes);
+    tunnel_send_sealed(w, b + u->i, u->n, u->got, u->to, u->to_len);
   }
   tunnel_sa_leave(w);
 }
@@ -282,20 +330,10 @@ static const struct tunnel_peer_spi *spi_find(const struct tunnel_gw_tab *tab, u
   return lo < tab->nspi && tab->by_spi[lo].spi == spi ? &tab->by_spi[lo] : NULL;
 }
 
-void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
-  struct tunnel_gw *gw = w->t->gw;
-  tunnel_sa_enter(w);
-  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab);
-  const struct tunnel_peer_spi *e = spi_find(tab, tunnel_spi_of(b[0].in));
-  if (!e) {
-    for (size_t i = 0; i < n; i++) b[i].status = GOSTX_EINVAL;
-    tunnel_sa_leave(w);
-    return;
-  }
-  struct tunnel_peer *p = &gw->peers[e->peer];
-  tunnel_sa_open_under(w, e->sa, &p->sf, b, n);
-  const struct tunnel_routes *r = tab->routes;
-  const uint32_t me = e->peer;
+/* The checks after opening of a peer's run b[0..n) (its inner sources
+ * inside its routes), and its counters. */
+static void gw_checked(const struct tunnel_routes *r, uint32_t me, struct tunnel_peer *p,
+                       gostx_esp_packet *b, size_t n) {
   uint64_t packets = 0, bytes = 0, replay = 0, auth = 0, selector = 0;
   for (size_t i = 0; i < n; i++) {
     const uint8_t *src;
@@ -322,6 +360,48 @@ void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
   if (replay) TUNNEL_ADD(p->rx_replay, replay);
   if (auth) TUNNEL_ADD(p->rx_auth, auth);
   if (selector) TUNNEL_ADD(p->rx_selector, selector);
+}
+
+void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
+  struct tunnel_gw *gw = w->t->gw;
+  uint32_t at[TUNNEL_BURST]; /* each packet's entry in by_spi (UINT32_MAX: none) */
+  gostx_esp_replay window[TUNNEL_BURST];
+  const gostx_esp_sa *esp[TUNNEL_BURST];
+  gostx_esp_keycache *kc[TUNNEL_BURST];
+  const gostx_esp_replay *rp[TUNNEL_BURST];
+  tunnel_sa_enter(w);
+  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab);
+  for (size_t i = 0; i < n; i++) {
+    const struct tunnel_peer_spi *e = spi_find(tab, tunnel_spi_of(b[i].in));
+    at[i] = e ? (uint32_t)(e - tab->by_spi) : UINT32_MAX;
+  }
+  /* grouped by SA: a window snapshot each, and each SA's packets accepted
+   * together (its lock and state file once a burst) */
+  group_by(b, at, (unsigned)n);
+  size_t nw = 0;
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && at[j] == at[i]; j++) {}
+    struct tunnel_sa *sa = at[i] != UINT32_MAX ? tab->by_spi[at[i]].sa : NULL;
+    if (sa) tunnel_sa_window(sa, &window[nw]);
+    for (size_t x = i; x < j; x++) { /* an unknown SPI: refused by the call (GOSTX_EINVAL) */
+      esp[x] = sa ? &sa->esp : NULL;
+      kc[x] = sa ? tunnel_sa_kc(sa, w) : NULL;
+      rp[x] = sa ? &window[nw] : NULL;
+    }
+    nw += sa != NULL;
+  }
+  /* every SA's packets in one call (lib/esp: gostx_esp_open_mixed); the
+   * verdicts are per packet, the first returned */
+  const int first = gostx_esp_open_mixed(esp, kc, rp, b, n);
+  (void)first;
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && at[j] == at[i]; j++) {}
+    if (at[i] == UINT32_MAX) continue;
+    const struct tunnel_peer_spi *e = &tab->by_spi[at[i]];
+    struct tunnel_peer *p = &gw->peers[e->peer];
+    tunnel_sa_accept(e->sa, &p->sf, b + i, j - i);
+    gw_checked(tab->routes, e->peer, p, b + i, j - i);
+  }
   tunnel_sa_leave(w);
 }
 

@@ -92,8 +92,10 @@ int tunnel_gw_prepare(struct tunnel *t);
 /* Everything of t->gw wiped and freed (the workers have stopped). */
 void tunnel_gw_free(struct tunnel *t);
 /* The workers: b[0..n) from the TUN device sealed, each under the SA of
- * the peer its destination picks, and sent to it; b[0..n) of one SPI
- * opened under its peer's inbound SA, the inner sources checked. */
+ * the peer its destination picks, and sent to it; b[0..n) of any SPIs
+ * opened, each under its peer's inbound SA, the inner sources checked.
+ * Either burst is one lib/esp call across the SAs (gostx_esp_seal_mixed,
+ * gostx_esp_open_mixed). */
 void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n);
 void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n);
 /* SIGHUP (main thread): the config read again; new remote_ts of the same

@@ -219,16 +219,30 @@ void tunnel_sa_clear_all(struct tunnel *t) {
 
 /* ---- the workers ---- */
 
-unsigned tunnel_sa_seal_under(struct tunnel_worker *w, struct tunnel_sa *sa,
-                              struct tunnel_state *sf, gostx_esp_packet *b, unsigned n) {
-  unsigned got = 0;
-  uint64_t first = tunnel_sa_take(sa, n, &got);
+gostx_esp_keycache *tunnel_sa_kc(struct tunnel_sa *sa, const struct tunnel_worker *w) {
+  return kc_of(sa, w);
+}
+
+uint64_t tunnel_sa_number(struct tunnel_sa *sa, struct tunnel_state *sf, unsigned n,
+                          unsigned *got) {
+  uint64_t first = tunnel_sa_take(sa, n, got);
   /* the static keys' numbers are reserved in the state file before use */
-  if (got && sa == sf->st_out && tunnel_out_reserve(sf, sa, first + got - 1)) got = 0;
-  if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
+  if (*got && sa == sf->st_out && tunnel_out_reserve(sf, sa, first + *got - 1)) *got = 0;
+  return first;
+}
+
+void tunnel_sa_sealed(struct tunnel_sa *sa, const gostx_esp_packet *b, unsigned got) {
   uint64_t bytes = 0;
   for (unsigned i = 0; i < got; i++) bytes += b[i].status ? 0 : b[i].len;
   atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed); /* one add a burst */
+}
+
+unsigned tunnel_sa_seal_under(struct tunnel_worker *w, struct tunnel_sa *sa,
+                              struct tunnel_state *sf, gostx_esp_packet *b, unsigned n) {
+  unsigned got = 0;
+  uint64_t first = tunnel_sa_number(sa, sf, n, &got);
+  if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
+  tunnel_sa_sealed(sa, b, got);
   return got;
 }
 
@@ -246,15 +260,14 @@ uint32_t tunnel_spi_of(const uint8_t *pkt) {
   return (uint32_t)pkt[0] << 24 | (uint32_t)pkt[1] << 16 | (uint32_t)pkt[2] << 8 | pkt[3];
 }
 
-void tunnel_sa_open_under(struct tunnel_worker *w, struct tunnel_sa *sa,
-                          struct tunnel_state *sf, gostx_esp_packet *b, size_t n) {
-  gostx_esp_keycache *kc = kc_of(sa, w);
+void tunnel_sa_window(struct tunnel_sa *sa, gostx_esp_replay *window) {
   pthread_mutex_lock(&sa->replay_lock);
-  gostx_esp_replay window = sa->replay; /* a snapshot: ESN and replay checks outside the lock */
+  *window = sa->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&sa->replay_lock);
-  /* the verdicts are per packet (b[i].status); the call returns the first */
-  int first = gostx_esp_open_burst(&sa->esp, kc, &window, b, n);
-  (void)first;
+}
+
+void tunnel_sa_accept(struct tunnel_sa *sa, struct tunnel_state *sf, gostx_esp_packet *b,
+                      size_t n) {
   /* the static keys': nothing is accepted before the state file has it
    * reserved: after a crash, everything up to the reservation counts as seen */
   uint64_t top = 0;
@@ -272,6 +285,16 @@ void tunnel_sa_open_under(struct tunnel_worker *w, struct tunnel_sa *sa,
   pthread_mutex_unlock(&sa->replay_lock);
   atomic_fetch_add(&sa->accepted, accepted); /* the static one's: the rate the margin follows */
   atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed);
+}
+
+void tunnel_sa_open_under(struct tunnel_worker *w, struct tunnel_sa *sa,
+                          struct tunnel_state *sf, gostx_esp_packet *b, size_t n) {
+  gostx_esp_replay window;
+  tunnel_sa_window(sa, &window);
+  /* the verdicts are per packet (b[i].status); the call returns the first */
+  int first = gostx_esp_open_burst(&sa->esp, kc_of(sa, w), &window, b, n);
+  (void)first;
+  tunnel_sa_accept(sa, sf, b, n);
 }
 
 void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {

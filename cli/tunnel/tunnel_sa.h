@@ -140,6 +140,18 @@ unsigned tunnel_sa_seal_under(struct tunnel_worker *w, struct tunnel_sa *sa,
                               struct tunnel_state *sf, gostx_esp_packet *b, unsigned n);
 void tunnel_sa_open_under(struct tunnel_worker *w, struct tunnel_sa *sa,
                           struct tunnel_state *sf, gostx_esp_packet *b, size_t n);
+/* The pieces of those two, for a gateway's burst across SAs: this
+ * worker's keycache of sa; up to n numbers of sa (reserved as
+ * tunnel_sa_seal_under does: the first, *got of them) and, once sealed,
+ * the bytes of b[0..got) counted; a snapshot of sa's window, and b[0..n)
+ * opened under sa accepted against sf's reservation and the window. */
+gostx_esp_keycache *tunnel_sa_kc(struct tunnel_sa *sa, const struct tunnel_worker *w);
+uint64_t tunnel_sa_number(struct tunnel_sa *sa, struct tunnel_state *sf, unsigned n,
+                          unsigned *got);
+void tunnel_sa_sealed(struct tunnel_sa *sa, const gostx_esp_packet *b, unsigned got);
+void tunnel_sa_window(struct tunnel_sa *sa, gostx_esp_replay *window);
+void tunnel_sa_accept(struct tunnel_sa *sa, struct tunnel_state *sf, gostx_esp_packet *b,
+                      size_t n);
 /* The SPI of an ESP packet (its first four bytes). */
 uint32_t tunnel_spi_of(const uint8_t *pkt);
 

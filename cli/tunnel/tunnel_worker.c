@@ -135,7 +135,8 @@ static void deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n, stru
   }
 }
 
-/* Datagrams from the peer b[0..n), all of one SPI: delivered to the TUN
+/* Datagrams from the peer b[0..n), all of one SPI (a gateway's: from
+ * its peers, of any SPIs): delivered to the TUN
  * queue only when they are ESP packets of an inbound SA, authentic, and
  * new. gro holds what is joined so far (authenticated payloads, copied)
  * and stays open for the next burst of the same receive: the caller
@@ -168,8 +169,9 @@ static void udp_to_tun(struct tunnel_worker *w) {
   while (udp_rx_next(w, &rx, &p, &len, &cut, &from)) {
     if (!plausible(w, p, len, cut, from)) continue;
     /* a burst opens under one SA: another SPI (a rekey's old and new
-     * packets mixed) starts the next */
-    if (n && memcmp(p, b[0].in, 4)) {
+     * packets mixed) starts the next; a gateway's opens its peers' SAs
+     * together (tunnel_gw_open) */
+    if (n && !w->t->gw && memcmp(p, b[0].in, 4)) {
       open_and_deliver(w, b, n, &gro);
       n = 0;
     }

@@ -176,6 +176,30 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open_burst(const gostx_esp_sa *sa,
                                                     const gostx_esp_replay *replay,
                                                     gostx_esp_packet *b, size_t n);
 
+/* ---- bursts across SAs: a gateway's packets for many peers ----
+ * b[i] under SA sa[i] with keycache cache[i] (the calling thread's for that
+ * SA; cache itself or an entry NULL: none), and for open the window
+ * replay[i] (replay or an entry NULL: no check), n <= GOSTX_ESP_BURST_MAX;
+ * SAs of any of the four transforms mixed, one SA as often as it comes.
+ * Each packet is exactly what gostx_esp_seal / gostx_esp_open gives it
+ * alone (tests compare them byte for byte). The AEAD transforms' packets
+ * under one message key share their cipher calls, as in a one-SA burst;
+ * those whose key serves no other packet of the burst go, per cipher,
+ * through one stream batch (include/gostx/batch.h): a short one a vector
+ * lane each under its own key, a long one a call each. Per packet statuses as the one-SA bursts, GOSTX_EINVAL for a NULL
+ * sa[i]; the call returns the first. Seal reads b[i].seq: the caller takes
+ * each packet's sequence number from its SA's counter (in the order the
+ * packets are to be sent); a failed packet's out is zeroed. Open leaves
+ * each window to the caller (gostx_esp_replay_update on each accepted
+ * seq), as gostx_esp_open_burst does. */
+GOSTX_API int gostx_esp_seal_mixed(const gostx_esp_sa *const *sa,
+                                   gostx_esp_keycache *const *cache, gostx_esp_packet *b,
+                                   size_t n);
+GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open_mixed(const gostx_esp_sa *const *sa,
+                                                    gostx_esp_keycache *const *cache,
+                                                    const gostx_esp_replay *const *replay,
+                                                    gostx_esp_packet *b, size_t n);
+
 GOSTX_API void gostx_esp_replay_init(gostx_esp_replay *r);
 /* The full sequence number that a packet's low 32 bits stand for, given the
  * window (RFC 4303 A2.2); 0 when it would be below 1. */

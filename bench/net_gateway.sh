@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# gostx tunnel as a gateway of many peers (docs/TUNNEL.md, "Gateway (many
+# peers)") under TCP from all of them at once, against the point-to-point
+# tunnel on the same machine in the same run. Two namespaces joined by a
+# veth pair (bench/net_common.sh): in one, SITES sites (default 64), each
+# its own `gostx tunnel` (static keys, its own UDP port and TUN device, one
+# worker, inner address 10.240.I.1 routed by a rule of its own); in the
+# other, the gateway (a [peer] per site, remote_ts 10.240.I.0/24) and the
+# iperf3 servers behind it (10.250.0.1). Each site carries one TCP stream
+# (iperf3 -P 1 from its inner address) to the gateway's side, all at once.
+# Root; Debian packages iproute2 and iperf3.
+#   usage: bench/net_gateway.sh [SECONDS (4)] [RUNS (3)]
+#   QUICK=1: 8 sites, 2 s, one run (a smoke run of the script itself)
+#   SITES=N, TRANSFORMS="kuznyechik-mgm-ktree magma-mgm-ktree" (default
+#   both), THREADS="1 2" (the gateway's workers), GOSTX=PATH (another build),
+#   GOSTX_SITES=PATH (the sites' build, when not GOSTX's), ACTIVE=N: only N
+#   of the sites carry a stream at once (spread over them; the others idle),
+#   TIMING=yes: the gateway's own split of its CPU per packet
+# Rows, per transform, the median (by Gbit/s) of RUNS runs, each measured
+# over SECONDS in the middle of the streams (after they all started):
+#   single peer  net_tunnel.sh's "tcp x1" setup (gostx_up: one tunnel each
+#                side, one worker), one TCP stream
+#   gateway tN   the SITES sites' streams through the gateway of N workers
+#   Gbit/s       IP bytes the receiving side's TUN device(s) delivered
+#   kpps         their packets, thousands per second
+#   cpu s/GB     CPU seconds (utime + stime) of the receiving tunnel
+#                process alone (the gateway; in the single-peer row the
+#                peer on the gateway's side) per 10^9 bytes delivered:
+#                the senders are SITES processes here and one there
+# Then the ratios the issue asks (81): gateway t1 Gbit/s >= 0.95x single,
+# its CPU s/GB <= 1.05x single's, t2 >= 1.7x t1 where the cores allow.
+set -u
+SECS=${1:-4}
+RUNS=${2:-3}
+SITES=${SITES:-64}
+if [ -n "${QUICK:-}" ]; then SITES=${SITES_QUICK:-8} SECS=2 RUNS=1; fi
+G=${GOSTX:-build/gostx}
+GS=${GOSTX_SITES:-$G} # the sites' build (A/B runs of the gateway alone)
+[ "$(id -u)" = 0 ] || { echo "net_gateway: needs root"; exit 1; }
+command -v iperf3 >/dev/null || { echo "net_gateway: iperf3 missing"; exit 1; }
+[ -x "$G" ] || { echo "net_gateway: $G not built"; exit 1; }
+. "$(dirname "$0")/net_common.sh"
+# the sites' replies come in on other devices than the main table's route
+ip netns exec $NA sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+
+# steady DEV SERVER_ADDR "CPU_PIDS" SRC...: one iperf3 TCP stream from each
+# SRC (in $NA) to SERVER_ADDR (in $NB), all at once; prints "Gbit/s kpps
+# cpu_s_per_GB" over SECS once they all run (DEV: the receiving TUN device,
+# CPU_PIDS: the processes whose CPU is counted)
+steady() {
+  local dev=$1 addr=$2 cpu=$3 k=0 s r0 p0 t0 r1 p1 t1 run=()
+  shift 3
+  for s in "$@"; do
+    ip netns exec $NB timeout $((SECS + 60)) iperf3 -s -1 -B $addr -p $((5300 + k)) >/dev/null 2>&1 &
+    run+=($!)
+    k=$((k + 1))
+  done
+  sleep 1
+  k=0
+  for s in "$@"; do
+    ip netns exec $NA timeout $((SECS + 50)) iperf3 -c $addr -p $((5300 + k)) -B $s -t $((SECS + 4)) \
+      -P 1 >>"$T/iperf.log" 2>&1 &
+    run+=($!)
+    k=$((k + 1))
+  done
+  sleep 2 # every stream connected and past its slow start
+  read -r r0 p0 < <(dev_rx $NB $dev)
+  # shellcheck disable=SC2086
+  t0=$(ticks $cpu)
+  sleep "$SECS"
+  # shellcheck disable=SC2086
+  t1=$(ticks $cpu)
+  read -r r1 p1 < <(dev_rx $NB $dev)
+  wait "${run[@]}" 2>/dev/null
+  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v hz=$HZ -v s="$SECS" 'BEGIN {
+    printf "%.3f %.1f %s\n", b * 8 / s / 1e9, p / s / 1e3, b ? sprintf("%.2f", c / hz / (b / 1e9)) : "-" }'
+}
+median() { # the median (by Gbit/s) of RUNS runs of steady ARGS...
+  for _ in $(seq "$RUNS"); do steady "$@"; done | sort -n | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'
+}
+row() { # NAME TRANSFORM FIGURES: printed and kept in $T/rows
+  printf '%-34s %8s %9s %8s\n' "$1" $3
+  echo "$1|$2|$3" >>"$T/rows"
+}
+
+# the sites' keys (one pair each: the gateway refuses a key shared by two
+# SAs) and the policy rules that send each site's inner address into its TUN
+for i in $(seq "$SITES"); do
+  head -c 32 /dev/urandom >"$T/g2s$i.key"
+  head -c 32 /dev/urandom >"$T/s2g$i.key"
+  ip -n $NA rule add from 10.240.$i.1 table $((100 + i))
+done
+chmod 600 "$T"/*.key
+
+# gateway_up TRANSFORM WORKERS: the gateway in $NB (its pid in GW), then
+# the sites in $NA, each with its address and route on its TUN device
+gateway_up() {
+  local i c=$T/gw.conf
+  printf '%s\n' "local = 10.231.0.2:4500" "tun = gxg0" "mtu = 1400" "state = $T/gw.state" \
+    "threads = $2" >"$c"
+  [ -n "${TIMING:-}" ] && echo "timing = $TIMING" >>"$c" # its phases' CPU in the status file
+  for i in $(seq "$SITES"); do
+    printf '%s\n' "" "[peer s$i]" "peer = 10.231.0.1:$((5000 + i))" "transform = $1" \
+      "spi_out = $((0x10000 + i))" "spi_in = $((0x20000 + i))" "key_out = $T/g2s$i.key" \
+      "key_in = $T/s2g$i.key" "remote_ts = 10.240.$i.0/24" >>"$c"
+  done
+  rm -f "$T"/gw.state* "$T"/s*.state*
+  bg $NB gw "$G" tunnel -c "$c" --new-keys
+  GW=${PIDS[-1]}
+  wait_dev $NB gxg0
+  ip -n $NB addr add 10.250.0.1/32 dev gxg0
+  ip -n $NB link set gxg0 up
+  ip -n $NB route add 10.240.0.0/16 dev gxg0 src 10.250.0.1
+  for i in $(seq "$SITES"); do
+    printf '%s\n' "local = 10.231.0.1:$((5000 + i))" "peer = 10.231.0.2:4500" "tun = gxs$i" \
+      "mtu = 1400" "transform = $1" "spi_out = $((0x20000 + i))" "spi_in = $((0x10000 + i))" \
+      "key_out = $T/s2g$i.key" "key_in = $T/g2s$i.key" "state = $T/s$i.state" "threads = 1" \
+      >"$T/s$i.conf"
+    bg $NA s$i "$GS" tunnel -c "$T/s$i.conf" --new-keys
+  done
+  for i in $(seq "$SITES"); do
+    wait_dev $NA gxs$i
+    ip -n $NA addr add 10.240.$i.1/32 dev gxs$i
+    ip -n $NA link set gxs$i up
+    ip -n $NA route add 10.250.0.0/24 dev gxs$i src 10.240.$i.1 table $((100 + i))
+  done
+}
+# the gateway's drops (none expected), how its workers shared the packets,
+# the packets delivered per joined TUN write (about what a write carried) and,
+# with TIMING=yes, its phases' CPU per packet (all runs together)
+gw_counters() {
+  sleep 1.2 # a status written after the run
+  awk '$1 ~ /^(tx_noroute|rx_selector|rx_auth|rx_replay|rx_packets_by_worker)$/ {
+    $1 = $1; printf "%s%s", sep, $0; sep = "; " }
+    { v[$1] = $2 }
+    END { if (v["rx_packets"] > 0) {
+        if (v["tun_gso_out"] > 0) printf "; packets a joined TUN write %.1f", v["rx_packets"] / v["tun_gso_out"]
+        if (v["ns_worker_cpu"] > 0)
+          printf "; ns a packet: worker %.0f, seal %.0f, open %.0f, TUN write %.0f, UDP recv %.0f, TUN read %.0f, UDP send %.0f",
+            v["ns_worker_cpu"] / v["rx_packets"], v["ns_seal"] / v["rx_packets"], v["ns_open"] / v["rx_packets"],
+            v["ns_tun_write"] / v["rx_packets"], v["ns_udp_recv"] / v["rx_packets"],
+            v["ns_tun_read"] / v["rx_packets"], v["ns_udp_send"] / v["rx_packets"] }
+      print "" }' "$T/gw.state.status" 2>/dev/null
+}
+
+echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $SITES sites (${ACTIVE:-$SITES} carrying a stream), iperf3 TCP one stream each, ${SECS}s measured, median of $RUNS runs; MTU 1400"
+printf '%-34s %8s %9s %8s\n' setup Gbit/s kpps "cpu s/GB"
+# the sites that carry a stream: ACTIVE of them (default all), spread over
+# the SITES (every SITES / ACTIVE-th), the others configured and idle
+ACTIVE=${ACTIVE:-$SITES}
+srcs=()
+for i in $(seq "$ACTIVE"); do srcs+=(10.240.$(((i - 1) * SITES / ACTIVE + 1)).1); done
+for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
+  gostx_up "$tr" 1
+  row "$tr single peer t1" "$tr|single" "$(median gxb0 10.232.0.2 "${PIDS[1]}" 10.232.0.1)"
+  stop_all
+  for w in ${THREADS:-1 2}; do
+    gateway_up "$tr" "$w"
+    row "$tr gateway $SITES sites${ACTIVE:+ ($ACTIVE on)} t$w" "$tr|t$w" "$(median gxg0 10.250.0.1 "$GW" "${srcs[@]}")"
+    echo "#   gateway t$w: $(gw_counters)"
+    stop_all
+  done
+done
+awk -F'|' '{ split($4, f, " "); g[$2 "|" $3] = f[1]; c[$2 "|" $3] = f[3] }
+  END { for (k in g) { split(k, p, "|"); tr[p[1]] = 1 }
+    for (t in tr) {
+      s = t "|single"
+      if (g[s] > 0 && g[t "|t1"] > 0)
+        printf "# %s: gateway t1 / single peer: Gbit/s %.2fx (>= 0.95x asked), cpu s/GB %.2fx (<= 1.05x asked)\n",
+          t, g[t "|t1"] / g[s], (c[s] > 0 ? c[t "|t1"] / c[s] : 0)
+      if (g[t "|t1"] > 0 && g[t "|t2"] > 0)
+        printf "# %s: gateway t2 / t1: Gbit/s %.2fx (>= 1.7x asked where the cores allow: %d CPUs here)\n",
+          t, g[t "|t2"] / g[t "|t1"], '"$(nproc)"'
+    } }' "$T/rows"
