@@ -741,6 +741,7 @@ static void peer_copy(struct tunnel_config *c, struct tunnel_peer_config *p, int
 
 static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line);
 static int given(const unsigned *first_line, const char *name);
+static unsigned first_line_of(const unsigned *first_line, const char *name);
 
 /* The open [pool] section, checked, as cfg->pool. */
 static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
@@ -805,6 +806,10 @@ static int site_close(const struct tunnel_config *cfg, struct peer_section *ps, 
     return cli_usage("%s:%u: [peer %s]: an IKEv2 peer authenticates by psk = FILE, or by cert, "
                      "key and ca: none given",
                      path, ps->line, ps->name);
+  if (c->psk[0] && c->cert[0])
+    return cli_usage("%s:%u: [peer %s]: psk and cert both given: an IKEv2 peer authenticates "
+                     "by one of them",
+                     path, first_line_of(ps->first_line, "cert"), ps->name);
   c->ike_auth = c->cert[0] ? TUNNEL_IKE_CERT : TUNNEL_IKE_PSK;
   /* the gateway's address: its own ID by default, and its IKE's port (the data port) */
   c->local = cfg->local, c->local_len = cfg->local_len;

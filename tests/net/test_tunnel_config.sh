@@ -403,6 +403,10 @@ site() { # NAME N: an IKEv2 site at 127.0.0.N, remote_ts $TS (10.9.0.0/16)
 ARGS=--new-keys expect 0 '' "$(gw; site)"
 ARGS=--new-keys expect 0 '' "$(gw; site; TS=10.8.0.0/16 site t 21; psk_pool)"
 expect 0 '' "$(gw | head -3; site)"
+# by certificate: its cert, key and ca in the section (here the pool's files)
+ARGS=--new-keys expect 0 '' "$(gw; site | sed "s|^psk = .*|cert = $T/ike.pem\nkey = $T/ike.key\nkey_pass = pass:sesame\nca = $T/other.pem|"; pool)"
+expect 2 "ike_auth = cert needs cert, key and ca" "$(gw; site | sed "s|^psk = .*|cert = $T/ike.pem\nkey = $T/ike.key|")"
+expect 2 "c.conf:33: \[peer s\]: psk and cert both given: an IKEv2 peer authenticates by one of them" "$(gw; site | sed "s|^psk = .*|&\ncert = $T/ike.pem\nkey = $T/ike.key\nca = $T/other.pem|")"
 expect 2 "c.conf:28: \[peer s\]: missing setting 'remote_id' (an IKEv2 peer)" "$(gw; site | grep -v '^remote_id')"
 expect 2 "c.conf:28: \[peer s\]: missing setting 'remote_ts' (an IKEv2 peer)" "$(gw; site | grep -v '^remote_ts')"
 expect 2 "c.conf:28: \[peer s\]: an IKEv2 peer authenticates by psk = FILE, or by cert, key and ca: none given" \
