@@ -433,6 +433,26 @@ static void traffic_selectors(void) {
         "TS_UNACCEPTABLE: the IKE SA stands (%d %d)", i.state, r.state);
   CHECK(!i.child.valid && !r.child.valid && i.error == GOSTX_IKE_N_TS_UNACCEPTABLE,
         "TS_UNACCEPTABLE: no Child SA (%u)", i.error);
+  /* a TSi of its own only (a gateway's IKEv2 site: its remote_ts): TSi
+   * narrowed to it, TSr taken as the initiator asked, both sides agreeing */
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.tsr = net24(10, 7, 0);
+  cr.tsi = net24(10, 0, 0);
+  memset(&cr.tsr, 0, sizeof cr.tsr);
+  handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "TSi narrowed, TSr as asked");
+  const gostx_ike_ts_set *sets[4] = {&i.ts_i, &r.ts_i, &i.ts_r, &r.ts_r};
+  for (int k = 0; k < 4; k++) {
+    const gostx_ike_ts *want = k < 2 ? &cr.tsi.ts[0] : &ci.tsr.ts[0], *got = &sets[k]->ts[0];
+    CHECK(sets[k]->n == 1 && !memcmp(got->start, want->start, 4) &&
+              !memcmp(got->end, want->end, 4),
+          "selectors %d: %u.%u.%u.%u-%u.%u.%u.%u", k, got->start[0], got->start[1],
+          got->start[2], got->start[3], got->end[0], got->end[1], got->end[2], got->end[3]);
+  }
+  ci.tsi = net24(192, 168, 0); /* not holding the responder's TSi: refused */
+  handshake(&i, &r, &ci, &cr);
+  CHECK(!i.child.valid && i.error == GOSTX_IKE_N_TS_UNACCEPTABLE,
+        "TSi outside: TS_UNACCEPTABLE (%u)", i.error);
 }
 
 /* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */

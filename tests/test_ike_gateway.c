@@ -13,7 +13,8 @@
  * gone, and all of it comes back when the users leave. A
  * remote-access gateway takes IDs by pattern and hands out the address its
  * caller gives (CP), which the user's manager shows; an ID of no pattern
- * is refused, its ID said; a user of a PSK of its own authenticates by it. */
+ * is refused, its ID said; a user of a PSK of its own authenticates by it.
+ * A site's TSi is narrowed to its prefixes (peer_ts). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +246,42 @@ static void remote_access(int64_t now) {
         "a user of its own PSK established (%d, %d)", sg.state, sy.state);
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(z);
+}
+
+/* A gateway's IKEv2 site (peer_ts: its remote_ts): the site proposes
+ * every IPv4 address both ways, the gateway narrows TSi to the site's
+ * prefixes and takes TSr as asked; both sides install the same. */
+static void site(int64_t now) {
+  static const gostx__ike_mgr_prefix ts[2] = {{{10, 4, 0, 0}, 4, 16},
+                                              {{192, 168, 7, 128}, 4, 25}};
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), s_at = ip4(5, 500);
+  gostx__ike_mgr_settings gs, ss;
+  side(&gs, "gw.example.ru", "s4.example.ru", gw_at, s_at, 0);
+  gs.peer_ts = ts;
+  gs.n_peer_ts = 2;
+  side(&ss, "s4.example.ru", "gw.example.ru", s_at, gw_at, 1);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&ss, &ike_null_dp);
+  int said = 0;
+  gostx__ike_mgr_tick(y, now);
+  pump(gw, y, s_at, now, "", &said);
+  CHECK(gw->sa && y->sa, "the site established");
+  static const uint8_t start[2][4] = {{10, 4, 0, 0}, {192, 168, 7, 128}},
+                       end[2][4] = {{10, 4, 255, 255}, {192, 168, 7, 255}};
+  for (int k = 0; gw->sa && y->sa && k < 2; k++) {
+    const gostx_ike_ts_set *tsi = k ? &y->sa->ts_i : &gw->sa->ts_i;
+    const gostx_ike_ts_set *tsr = k ? &y->sa->ts_r : &gw->sa->ts_r;
+    CHECK(tsi->n == 2 && !memcmp(tsi->ts[0].start, start[0], 4) &&
+              !memcmp(tsi->ts[0].end, end[0], 4) && !memcmp(tsi->ts[1].start, start[1], 4) &&
+              !memcmp(tsi->ts[1].end, end[1], 4) && tsi->ts[0].end_port == 65535,
+          "%s: TSi narrowed to the site's prefixes (%zu)", k ? "the site" : "the gateway",
+          tsi->n);
+    CHECK(tsr->n >= 1 && tsr->ts[0].type == GOSTX_IKE_TS_IPV4 && tsr->ts[0].start[0] == 0 &&
+              tsr->ts[0].end[0] == 255,
+          "%s: TSr as the site asked", k ? "the site" : "the gateway");
+  }
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
 }
 
 /* ---- many remote users, a manager each (cli/tunnel/ike/ike_gateway.c's
@@ -555,6 +592,7 @@ int main(void) {
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
   remote_access(t0);
+  site(t0);
   many_users(t0);
   gateway_gate(t0);
   return t_done();

@@ -58,7 +58,7 @@ static void write_status(struct tunnel *t) {
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\n", (long)getpid(), (long long)time(NULL),
           t->cfg.tun, t->nworkers);
   if (t->gw) { /* each peer's SAs and counts on its line */
-    fprintf(f, "peers %zu\n", t->gw->npeers);
+    fprintf(f, "peers %zu\n", t->gw->npeers + t->gw->nsites); /* static and IKEv2 */
     tunnel_gw_status(t, f);
   } else {
     fprintf(f, "seq_used %llu\n",
@@ -246,7 +246,7 @@ static int run(struct tunnel *t) {
   char who[160];
   if (t->gw && t->ra)
     snprintf(who, sizeof who, "%zu peers and up to %zu remote users (a gateway)",
-             t->gw->npeers, t->gw->nusers);
+             t->gw->npeers + t->gw->nsites, t->gw->nusers - t->gw->nsites);
   else if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", t->gw->npeers);
   else snprintf(who, sizeof who, "peer %s", t->cfg.peer_s);
   if (!rc && !stop)

@@ -98,6 +98,10 @@ struct tunnel_peer_config {
   char key_out[TUNNEL_PATH_MAX], key_in[TUNNEL_PATH_MAX];
   struct tunnel_prefix ts[TUNNEL_TS_MAX];
   size_t nts;
+  /* keying = ikev2 in the section (docs/TUNNEL.md, "An IKEv2 site"): its
+   * IKE settings as a config of their own (allocated: tunnel_config_free),
+   * no SPIs or keys above; NULL: a static peer */
+  struct tunnel_config *ike;
 };
 
 struct tunnel_config {
@@ -147,6 +151,7 @@ struct tunnel_config {
    * allocated: tunnel_config_free */
   struct tunnel_peer_config *peers;
   size_t npeers;
+  size_t nsites; /* of them the IKEv2 ones, last (the static ones first, in order) */
   /* A [pool NAME] section (docs/TUNNEL.md, "Remote users"): IKEv2 users
    * who authenticate by certificate, their ID matching one of ids (one
    * remote_id line each), each given an inner address of pool_net by CP,

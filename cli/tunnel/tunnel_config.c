@@ -603,6 +603,21 @@ static int is_peer_setting(const char *name) {
   return 0;
 }
 
+/* What a [peer NAME] section of keying = ikev2 may set besides peer and
+ * remote_ts (docs/TUNNEL.md, "An IKEv2 site"): the site's IKE, its
+ * authentication its own (psk, or cert, key and ca); remote_id, peer and
+ * remote_ts required. */
+static const char *const site_settings[] = {
+    "keying",     "remote_id",   "local_id",      "psk",          "cert",
+    "key",        "key_pass",    "ca",            "crl",          "revocation",
+    "transforms", "rekey_seconds", "rekey_bytes", "ike_rekey_seconds", "dpd_seconds",
+    "nat_keepalive_seconds", "fragmentation", "fragment_size"};
+static int is_site_setting(const char *name) {
+  for (size_t i = 0; i < sizeof site_settings / sizeof *site_settings; i++)
+    if (!strcmp(name, site_settings[i])) return 1;
+  return 0;
+}
+
 /* The settings of a [pool NAME] section: its users' IKE (pool, and cert,
  * key and ca required), nothing of the gateway's. */
 static const char *const pool_settings[] = {
@@ -632,7 +647,11 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   size_t i = 0;
   while (i < NSETTINGS && strcmp(k, settings[i].name)) i++;
   if (i == NSETTINGS) return cli_usage("%s:%u: unknown setting '%s'", at->path, at->line, k);
-  if (in_peer && !is_peer_setting(k))
+  if (in_peer && !is_peer_setting(k) && !is_site_setting(k) && settings[i].only == ONLY_IKE)
+    return cli_usage("%s:%u: %s is no setting of a [peer] section (the gateway answers an IKEv2 "
+                     "site's IKE on its data port: the site starts it)",
+                     at->path, at->line, k);
+  if (in_peer && !is_peer_setting(k) && !is_site_setting(k))
     return cli_usage("%s:%u: %s is a setting of the whole gateway: give it before the first "
                      "[peer] section",
                      at->path, at->line, k);
@@ -721,6 +740,8 @@ static void peer_copy(struct tunnel_config *c, struct tunnel_peer_config *p, int
 }
 
 static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line);
+static int given(const unsigned *first_line, const char *name);
+static unsigned first_line_of(const unsigned *first_line, const char *name);
 
 /* The open [pool] section, checked, as cfg->pool. */
 static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
@@ -765,20 +786,68 @@ static int pool_close(struct tunnel_config *cfg, struct peer_section *ps, const 
   return 0;
 }
 
+/* The open [peer] section of keying = ikev2, checked: its IKE settings
+ * into a new *ike. */
+static int site_close(const struct tunnel_config *cfg, struct peer_section *ps, const char *path,
+                      struct tunnel_config **ike) {
+  struct tunnel_config *c = &ps->sect;
+  static const char *const need[] = {"peer", "remote_id", "remote_ts"};
+  for (size_t j = 0; j < sizeof need / sizeof *need; j++)
+    if (!given(ps->first_line, need[j]))
+      return cli_usage("%s:%u: [peer %s]: missing setting '%s' (an IKEv2 peer)", path, ps->line,
+                       ps->name, need[j]);
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (ps->first_line[i] && settings[i].only == ONLY_STATIC &&
+        is_peer_setting(settings[i].name) && strcmp(settings[i].name, "remote_ts"))
+      return cli_usage("%s:%u: [peer %s]: %s is a setting of a static peer (with keying = ikev2 "
+                       "IKE negotiates the transform, SPIs and keys)",
+                       path, ps->first_line[i], ps->name, settings[i].name);
+  if (!c->psk[0] && !c->cert[0])
+    return cli_usage("%s:%u: [peer %s]: an IKEv2 peer authenticates by psk = FILE, or by cert, "
+                     "key and ca: none given",
+                     path, ps->line, ps->name);
+  if (c->psk[0] && c->cert[0])
+    return cli_usage("%s:%u: [peer %s]: psk and cert both given: an IKEv2 peer authenticates "
+                     "by one of them",
+                     path, first_line_of(ps->first_line, "cert"), ps->name);
+  c->ike_auth = c->cert[0] ? TUNNEL_IKE_CERT : TUNNEL_IKE_PSK;
+  /* the gateway's address: its own ID by default, and its IKE's port (the data port) */
+  c->local = cfg->local, c->local_len = cfg->local_len;
+  memcpy(c->local_s, cfg->local_s, sizeof c->local_s);
+  int rc = ike_check(c, path, ps->first_line);
+  if (rc) return rc;
+  *ike = malloc(sizeof **ike);
+  if (!*ike) return cli_usage("%s: out of memory", path);
+  **ike = *c;
+  return 0;
+}
+
 /* The open section, checked, appended to cfg->peers (a [pool]: cfg->pool). */
 static int peer_close(struct tunnel_config *cfg, struct peer_section *ps, const char *path) {
   if (!ps->line) return 0;
   if (ps->kind == SECT_POOL) return pool_close(cfg, ps, path);
   struct tunnel_config *c = &ps->sect;
+  struct tunnel_config *ike = NULL;
+  int rc = 0;
+  if (c->keying == TUNNEL_KEYING_IKEV2 && (rc = site_close(cfg, ps, path, &ike))) return rc;
   for (size_t i = 0; i < NSETTINGS; i++)
+    if (!ike && ps->first_line[i] && is_site_setting(settings[i].name) &&
+        strcmp(settings[i].name, "keying"))
+      return cli_usage("%s:%u: [peer %s]: %s is a setting of an IKEv2 peer (keying = ikev2; "
+                       "this one's keys are static)",
+                       path, ps->first_line[i], ps->name, settings[i].name);
+  for (size_t i = 0; !ike && i < NSETTINGS; i++)
     if (is_peer_setting(settings[i].name) && !ps->first_line[i])
       return cli_usage("%s:%u: [peer %s]: missing setting '%s'", path, ps->line, ps->name,
                        settings[i].name);
-  if (c->spi_in == c->spi_out)
+  if (!ike && c->spi_in == c->spi_out)
     return cli_usage("%s:%u: [peer %s]: spi_in and spi_out must differ", path, ps->line,
                      ps->name);
   struct tunnel_peer_config *np = realloc(cfg->peers, (cfg->npeers + 1) * sizeof *np);
-  if (!np) return cli_usage("%s: out of memory", path);
+  if (!np) {
+    free(ike);
+    return cli_usage("%s: out of memory", path);
+  }
   cfg->peers = np;
   struct tunnel_peer_config *p = &np[cfg->npeers++];
   memset(p, 0, sizeof *p);
@@ -787,6 +856,7 @@ static int peer_close(struct tunnel_config *cfg, struct peer_section *ps, const 
   for (size_t i = 0; i < NSETTINGS; i++)
     if (!strcmp(settings[i].name, "remote_ts")) p->ts_line = ps->first_line[i];
   peer_copy(c, p, 1);
+  p->ike = ike;
   ps->line = 0;
   return 0;
 }
@@ -946,7 +1016,8 @@ static int gateway_check(const struct tunnel_config *cfg, const char *path,
                          const unsigned *first_line) {
   if (cfg->keying != TUNNEL_KEYING_STATIC)
     return cli_usage("%s:%u: [peer] and [pool] sections are for a gateway, whose top level is "
-                     "keying = static (its IKEv2 users go in a [pool NAME] section)",
+                     "keying = static (an IKEv2 site's keying goes in its [peer NAME] "
+                     "section, IKEv2 users in a [pool NAME] section)",
                      path, cfg->npeers ? cfg->peers[0].line : cfg->pool_line);
   if (cfg->pool) {
     /* its users' IKE on the data port (behind the non-ESP marker), the
@@ -998,10 +1069,19 @@ static int gateway_check(const struct tunnel_config *cfg, const char *path,
     if (b->peer.ss_family != cfg->local.ss_family)
       return cli_usage("%s:%u: [peer %s]: local and peer are of different address families",
                        path, b->line, b->name);
+    if (b->ike && b->peer.ss_family != AF_INET)
+      return cli_usage("%s:%u: [peer %s]: an IKEv2 peer needs IPv4 addresses (local and peer)",
+                       path, b->line, b->name);
+    if (b->ike) { /* its IKE on the data port, under the gateway's limits */
+      const struct sockaddr_in *l4 = (const struct sockaddr_in *)&cfg->local;
+      b->ike->ike_port = ntohs(l4->sin_port);
+      b->ike->insecure_key_file = cfg->insecure_key_file;
+      b->ike->limit = cfg->limit;
+    }
     for (size_t i = 0; i < j; i++) {
       const struct tunnel_peer_config *a = &cfg->peers[i];
       const uint32_t sa[2] = {a->spi_out, a->spi_in}, sb[2] = {b->spi_out, b->spi_in};
-      for (int x = 0; x < 4; x++)
+      for (int x = 0; x < 4 && !a->ike && !b->ike; x++) /* an IKEv2 peer's SPIs are drawn */
         if (sa[x / 2] == sb[x % 2])
           return cli_usage("%s:%u: [peer %s]: %s 0x%08x is peer %s's %s too: every SPI of "
                            "the gateway is one peer's",
@@ -1029,6 +1109,16 @@ static int config_check(struct tunnel_config *cfg, const char *path, const unsig
   int rc = mixed_keying(cfg, path, first_line);
   if (!rc && gw) rc = gateway_check(cfg, path, first_line);
   if (rc) return rc;
+  /* the static peers first, then the IKEv2 ones (each in the file's order):
+   * the gateway's peers and its IKE slots are told apart so */
+  struct tunnel_peer_config tmp;
+  for (size_t i = 0, k = 0; i < cfg->npeers; i++)
+    if (!cfg->peers[i].ike) {
+      tmp = cfg->peers[i];
+      memmove(&cfg->peers[k + 1], &cfg->peers[k], (i - k) * sizeof tmp);
+      cfg->peers[k++] = tmp;
+    }
+  for (size_t i = 0; i < cfg->npeers; i++) cfg->nsites += cfg->peers[i].ike != NULL;
   for (size_t i = 0; i < NSETTINGS; i++)
     if (settings[i].required && !first_line[i] &&
         settings[i].only != (ike ? ONLY_STATIC : ONLY_IKE) &&
@@ -1077,6 +1167,7 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
 void tunnel_config_free(struct tunnel_config *cfg) {
   free(cfg->pool);
   cfg->pool = NULL;
+  for (size_t i = 0; i < cfg->npeers; i++) free(cfg->peers[i].ike);
   free(cfg->peers);
   cfg->peers = NULL;
   cfg->npeers = 0;

@@ -28,15 +28,15 @@ static void tab_free(struct tunnel_gw_tab *tab) {
 }
 
 /* The tables of the static peers' remote_ts (cfg's: a reload's new ones)
- * and SAs, and the users' slots (under gw->lock): each prefix valued by
- * its peer's index, each user with an address by its /32. NULL after a
- * line. */
+ * and SAs, and IKE's slots (under gw->lock): each prefix valued by its
+ * peer's index, each site by its remote_ts, each user with an address by
+ * its /32. NULL after a line. */
 static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tunnel_config *cfg) {
   const struct tunnel_gw *gw = t->gw;
   size_t n = 0, nspi = gw->npeers;
   for (size_t i = 0; i < gw->npeers; i++) n += cfg->peers[i].nts;
   for (size_t u = 0; u < gw->nusers; u++) {
-    n += gw->users[u].has_ip;
+    n += u < gw->nsites ? cfg->peers[gw->npeers + u].nts : (size_t)gw->users[u].has_ip;
     for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) nspi += gw->users[u].in[k] != NULL;
   }
   struct tunnel_prefix *p = malloc((n ? n : 1) * sizeof *p);
@@ -60,6 +60,10 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tunn
     for (size_t u = 0; u < gw->nusers; u++) {
       const struct tunnel_gw_user *us = &gw->users[u];
       const uint32_t idx = (uint32_t)(gw->npeers + u);
+      for (size_t j = 0; u < gw->nsites && j < cfg->peers[idx].nts; j++, k++) {
+        p[k] = cfg->peers[idx].ts[j]; /* a site's, routed while it is down too: dropped then */
+        v[k] = idx;
+      }
       if (us->has_ip) {
         p[k] = (struct tunnel_prefix){.family = 4, .len = 32};
         memcpy(p[k].addr, us->ip, 4);
@@ -145,7 +149,7 @@ static size_t user_slots(const struct tunnel_config *cfg) {
 }
 
 int tunnel_gw_prepare(struct tunnel *t) {
-  const size_t n = t->cfg.npeers, nu = user_slots(&t->cfg);
+  const size_t n = t->cfg.npeers - t->cfg.nsites, nu = t->cfg.nsites + user_slots(&t->cfg);
   struct tunnel_gw *gw = calloc(1, sizeof *gw);
   const size_t bytes = ((n + nu) * sizeof *gw->peers + 63) / 64 * 64;
   if (gw) {
@@ -161,6 +165,7 @@ int tunnel_gw_prepare(struct tunnel *t) {
   memset(gw->peers, 0, (n + nu) * sizeof *gw->peers);
   pthread_mutex_init(&gw->lock, NULL);
   gw->nusers = nu;
+  gw->nsites = t->cfg.nsites;
   t->gw = gw;
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
@@ -412,7 +417,10 @@ static int same_peer(const struct tunnel_peer_config *a, const struct tunnel_pee
   return !strcmp(a->name, b->name) && a->peer_len == b->peer_len &&
          !memcmp(&a->peer, &b->peer, a->peer_len) && a->transform == b->transform &&
          a->spi_out == b->spi_out && a->spi_in == b->spi_in && !strcmp(a->key_out, b->key_out) &&
-         !strcmp(a->key_in, b->key_in);
+         !strcmp(a->key_in, b->key_in) && !a->ike == !b->ike &&
+         /* an IKEv2 peer's remote_ts too: its IKE thread reads them */
+         (!a->ike || (!memcmp(a->ike, b->ike, sizeof *a->ike) && a->nts == b->nts &&
+                      !memcmp(a->ts, b->ts, sizeof a->ts)));
 }
 
 void tunnel_gw_reload(struct tunnel *t) {
@@ -529,14 +537,18 @@ void tunnel_gw_user_clear(struct tunnel *t, size_t u) {
   pthread_mutex_lock(&gw->lock);
   struct tunnel_gw_user old = gw->users[u];
   memset(&gw->users[u], 0, sizeof gw->users[u]);
+  const int site = u < gw->nsites; /* the same peer when it comes back: its counts go on */
+  if (site) gw->users[u].rekeys = old.rekeys;
   if (publish(t, &t->cfg)) { /* still reachable: kept, unused */
     memset(&old, 0, sizeof old);
   }
   struct tunnel_peer *p = &gw->peers[gw->npeers + u];
-  atomic_store(&p->tx_packets, 0), atomic_store(&p->tx_bytes, 0);
-  atomic_store(&p->rx_packets, 0), atomic_store(&p->rx_bytes, 0);
-  atomic_store(&p->rx_replay, 0), atomic_store(&p->rx_auth, 0);
-  atomic_store(&p->rx_selector, 0), atomic_store(&p->last_seen, 0);
+  if (!site) {
+    atomic_store(&p->tx_packets, 0), atomic_store(&p->tx_bytes, 0);
+    atomic_store(&p->rx_packets, 0), atomic_store(&p->rx_bytes, 0);
+    atomic_store(&p->rx_replay, 0), atomic_store(&p->rx_auth, 0);
+    atomic_store(&p->rx_selector, 0), atomic_store(&p->last_seen, 0);
+  }
   pthread_mutex_unlock(&gw->lock);
   tunnel_sa_free(old.out);
   for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) tunnel_sa_free(old.in[k]);
@@ -576,12 +588,12 @@ static void peer_counters(struct tunnel_peer *p, FILE *f) {
 }
 
 void tunnel_gw_status(struct tunnel *t, FILE *f) {
-  if (t->gw && t->gw->nusers) { /* a [pool]'s: those connected, of its slots */
+  if (t->gw && t->cfg.pool) { /* a [pool]'s: those connected, of its slots */
     size_t n = 0;
     pthread_mutex_lock(&t->gw->lock);
     for (size_t u = 0; u < t->gw->nusers; u++) n += t->gw->users[u].used;
     pthread_mutex_unlock(&t->gw->lock);
-    fprintf(f, "remote_users %zu\nremote_user_slots %zu\n", n, t->gw->nusers);
+    fprintf(f, "remote_users %zu\nremote_user_slots %zu\n", n, t->gw->nusers - t->gw->nsites);
   }
   for (size_t i = 0; t->gw && i < t->gw->npeers; i++) {
     struct tunnel_peer *p = &t->gw->peers[i];
@@ -592,23 +604,29 @@ void tunnel_gw_status(struct tunnel *t, FILE *f) {
   }
   for (size_t u = 0; t->gw && u < t->gw->nusers; u++) {
     struct tunnel_gw *gw = t->gw;
+    const struct tunnel_peer_config *site = u < gw->nsites ? &t->cfg.peers[gw->npeers + u] : NULL;
     pthread_mutex_lock(&gw->lock);
     const struct tunnel_gw_user *us = &gw->users[u];
-    if (us->used && us->has_ip) {
-      char at[INET6_ADDRSTRLEN + 8] = "-", ip[INET_ADDRSTRLEN];
+    if (site || (us->used && us->has_ip)) { /* a site's always, down or up */
+      char at[sizeof t->cfg.peer_s + 8] = "-", ip[INET_ADDRSTRLEN], name[TUNNEL_PEER_NAME_MAX + 24];
       const struct sockaddr_in *to = (const struct sockaddr_in *)&us->to;
       char a[INET_ADDRSTRLEN];
       if (to->sin_family == AF_INET && inet_ntop(AF_INET, &to->sin_addr, a, sizeof a))
         snprintf(at, sizeof at, "%s:%u", a, ntohs(to->sin_port));
+      else if (site)
+        snprintf(at, sizeof at, "%s", site->peer_s);
       inet_ntop(AF_INET, us->ip, ip, sizeof ip);
       uint32_t spi_in = 0;
       for (int k = 0; k < TUNNEL_SA_IN_MAX; k++)
         if (us->in[k] && us->in[k]->esp.spi > spi_in) spi_in = us->in[k]->esp.spi;
-      fprintf(f, "peer %s.%zu %s keying ikev2 inner %s spi_out 0x%08x spi_in 0x%08x",
-              t->cfg.pool_name, u, at, ip, us->out ? (unsigned)us->out->esp.spi : 0u,
+      if (site) snprintf(name, sizeof name, "%s", site->name);
+      else snprintf(name, sizeof name, "%s.%zu", t->cfg.pool_name, u - gw->nsites);
+      fprintf(f, "peer %s %s keying ikev2%s%s spi_out 0x%08x spi_in 0x%08x", name, at,
+              site ? "" : " inner ", site ? "" : ip, us->out ? (unsigned)us->out->esp.spi : 0u,
               (unsigned)spi_in);
       peer_counters(&gw->peers[gw->npeers + u], f);
-      fprintf(f, " rekeys %llu id %s\n", (unsigned long long)us->rekeys, us->id);
+      fprintf(f, " rekeys %llu id %s\n", (unsigned long long)us->rekeys,
+              site ? site->ike->remote_id.text : us->id);
     }
     pthread_mutex_unlock(&gw->lock);
   }

@@ -6,9 +6,11 @@
  * that peer's prefixes. What has no peer is dropped and counted, never sent
  * in clear.
  *
- * A [pool] section's remote users (IKEv2, ike/ike_gateway.c) take the
- * slots after the static peers: their SAs, their outer address and their
- * inner address (a /32 from the pool) come and go as IKE says.
+ * The IKEv2 peers (sites) and a [pool] section's remote users (both
+ * keyed by ike/ike_gateway.c) take the slots after the static peers:
+ * their SAs and their outer address come and go as IKE says; a site's
+ * routes are its remote_ts always, a user's its inner address (a /32
+ * from the pool) while it holds it.
  *
  * The workers reach the peers and the tables without a lock, inside the
  * span of tunnel_sa_enter / tunnel_sa_leave: the tables (the routes, the
@@ -61,7 +63,10 @@ struct tunnel_gw_user {
 
 struct tunnel_gw {
   size_t npeers; /* static */
-  size_t nusers; /* remote users' slots: peers[npeers + i] */
+  /* IKE's slots: peers[npeers + i]; the first nsites the IKEv2 peers'
+   * (t->cfg.peers[npeers + i], routed by their remote_ts), then the
+   * [pool]'s remote users' */
+  size_t nusers, nsites;
   struct tunnel_peer *peers;
   struct tunnel_gw_user *users;
   pthread_mutex_t lock; /* the tables' writers: the IKE thread, SIGHUP */

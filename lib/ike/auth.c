@@ -290,13 +290,13 @@ static uint16_t responder_child(const gostx_ike_engine *e, const gostx_ike_chain
   if (read_ts(c, GOSTX_IKE_PT_TSI, tsi) != GOSTX_OK ||
       read_ts(c, GOSTX_IKE_PT_TSR, tsr) != GOSTX_OK)
     return GOSTX_IKE_N_INVALID_SYNTAX;
-  /* ours, when set, must lie within what was asked (narrowed to ours) */
-  if (e->cf->tsi.n || e->cf->tsr.n) {
-    if (!ts_within(tsi, &e->cf->tsi) || !ts_within(tsr, &e->cf->tsr))
-      return GOSTX_IKE_N_TS_UNACCEPTABLE;
-    *tsi = e->cf->tsi;
-    *tsr = e->cf->tsr;
-  }
+  /* ours, each side where set, must lie within what was asked (narrowed
+   * to ours); a side of none is taken as asked */
+  if ((e->cf->tsi.n && !ts_within(tsi, &e->cf->tsi)) ||
+      (e->cf->tsr.n && !ts_within(tsr, &e->cf->tsr)))
+    return GOSTX_IKE_N_TS_UNACCEPTABLE;
+  if (e->cf->tsi.n) *tsi = e->cf->tsi;
+  if (e->cf->tsr.n) *tsr = e->cf->tsr;
   return 0;
 }
 

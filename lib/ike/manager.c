@@ -39,6 +39,22 @@ static void ts_all(gostx_ike_ts_set *s) {
   }
 }
 
+/* A responder's TSi of the caller's prefixes (at most GOSTX_IKE_MAX_TS). */
+static void ts_of(const gostx__ike_mgr_prefix *p, size_t n, gostx_ike_ts_set *s) {
+  memset(s, 0, sizeof *s);
+  for (size_t i = 0; i < n && s->n < GOSTX_IKE_MAX_TS; i++) {
+    gostx_ike_ts *t = &s->ts[s->n++];
+    t->type = p[i].ip_len == 4 ? GOSTX_IKE_TS_IPV4 : GOSTX_IKE_TS_IPV6;
+    t->end_port = 65535;
+    for (unsigned b = 0; b < p[i].ip_len; b++) {
+      const unsigned left = p[i].len > 8 * b ? p[i].len - 8 * b : 0;
+      const uint8_t mask = left >= 8 ? 0xff : (uint8_t)(0xff00 >> left);
+      t->start[b] = p[i].ip[b] & mask;
+      t->end[b] = p[i].ip[b] | (uint8_t)~mask;
+    }
+  }
+}
+
 _Static_assert((int)GOSTX_IKE_MGR_REVOCATION_OFF == (int)GOSTX_IKE_REVOCATION_OFF &&
                    (int)GOSTX_IKE_MGR_REVOCATION_WARN == (int)GOSTX_IKE_REVOCATION_WARN &&
                    (int)GOSTX_IKE_MGR_REVOCATION_REQUIRE == (int)GOSTX_IKE_REVOCATION_REQUIRE,
@@ -110,7 +126,8 @@ static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   c->role = GOSTX_IKE_INITIATOR;
   ts_all(&c->tsi);
   ts_all(&c->tsr);
-  k->cf_r.role = GOSTX_IKE_RESPONDER; /* no selectors of its own: the initiator's */
+  k->cf_r.role = GOSTX_IKE_RESPONDER; /* no selectors of its own but a site's TSi */
+  ts_of(cfg->peer_ts, cfg->n_peer_ts, &k->cf_r.tsi);
   c->cp_request = cfg->cp_request;
   k->cf_r.ctx = k;
   k->cf_r.pick = cfg->n_peer_patterns || cfg->peer_psk ? pick_peer : NULL;

@@ -54,6 +54,14 @@ typedef struct gostx__ike_mgr_to {
   int encap;
 } gostx__ike_mgr_to;
 
+/* An IP prefix: the address in network order (4 octets IPv4, 16 IPv6)
+ * and its length in bits. */
+typedef struct gostx__ike_mgr_prefix {
+  uint8_t ip[16];
+  uint8_t ip_len;
+  uint8_t len;
+} gostx__ike_mgr_prefix;
+
 /* One side's settings: the pointers into the caller's memory, which
  * outlives the manager. */
 typedef struct gostx__ike_mgr_settings {
@@ -106,6 +114,12 @@ typedef struct gostx__ike_mgr_settings {
   int (*peer_psk)(void *ctx, uint8_t id_type, const uint8_t *id, size_t len, const uint8_t **psk,
                   size_t *psk_len);
   void *assign_ctx; /* assign's and peer_psk's */
+  /* responder: the peer's TSi narrowed to these prefixes, any protocol
+   * and port (a gateway's site, issue 81: its remote_ts; RFC 7296 2.9),
+   * when the peer asked for them or more; its TSr taken as asked. n 0:
+   * both taken as asked. */
+  const gostx__ike_mgr_prefix *peer_ts;
+  size_t n_peer_ts;
   int cp_request; /* initiator: an inner address asked of the peer (CFG_REQUEST) */
   /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
    * liveness check's interval, the keepalives' behind a NAT; 0: never */

@@ -301,7 +301,7 @@ expect 2 "crl is a setting of keying = ikev2" "$(base; echo "crl = $T/crls")"
 # each with its address, SA pair and remote_ts. Refused: a peer's settings
 # outside its section, or the gateway's inside one; two peers of one name,
 # SPI, key or inner address; a peer without remote_ts; bad headers and
-# prefixes; IKEv2 peers (not yet).
+# prefixes; keying = ikev2 at the top level (IKEv2 sites below).
 for k in ga gb gc gd ge gf; do head -c 32 /dev/urandom >"$T/$k"; done
 chmod 600 "$T"/g?
 gw_peer() { # NAME N [PREFIXES]: a peer section, its SPIs and keys by N
@@ -390,4 +390,37 @@ expect 2 "c.conf:31: \[pool k\]: address 10.201.0.9 is in the pool" "$(gw; psk_p
 expect 2 "c.conf:31: \[pool k\]: address 10.2.0.9 is in peer b's remote_ts 10.2.0.0/16" \
   "$(gw; psk_pool 'address = kiosk@example.ru 10.2.0.9')"
 expect 2 "c.conf:10: remote_ts is a setting of a \[peer NAME\] section" "$(base; echo 'remote_ts = 10.0.0.0/8')"
+# An IKEv2 site (docs/TUNNEL.md, "An IKEv2 site"): a [peer NAME] section of
+# keying = ikev2 with its address, remote_id, remote_ts and its own psk (or
+# cert, key and ca), beside static peers, a [pool], or alone. Refused: one
+# without remote_id, remote_ts or authentication; a static peer's settings
+# in it, an IKEv2 one's in a static peer; its remote_ts over another
+# peer's or the pool.
+site() { # NAME N: an IKEv2 site at 127.0.0.N, remote_ts $TS (10.9.0.0/16)
+  printf '%s\n' "[peer ${1:-s}]" "keying = ikev2" "peer = 127.0.0.${2:-20}:4500" \
+    "remote_id = ${1:-s}.example.ru" "psk = $T/kiosk.psk" "remote_ts = ${TS:-10.9.0.0/16}"
+}
+ARGS=--new-keys expect 0 '' "$(gw; site)"
+ARGS=--new-keys expect 0 '' "$(gw; site; TS=10.8.0.0/16 site t 21; psk_pool)"
+expect 0 '' "$(gw | head -3; site)"
+# by certificate: its cert, key and ca in the section (here the pool's files)
+ARGS=--new-keys expect 0 '' "$(gw; site | sed "s|^psk = .*|cert = $T/ike.pem\nkey = $T/ike.key\nkey_pass = pass:sesame\nca = $T/other.pem|"; pool)"
+expect 2 "ike_auth = cert needs cert, key and ca" "$(gw; site | sed "s|^psk = .*|cert = $T/ike.pem\nkey = $T/ike.key|")"
+expect 2 "c.conf:33: \[peer s\]: psk and cert both given: an IKEv2 peer authenticates by one of them" "$(gw; site | sed "s|^psk = .*|&\ncert = $T/ike.pem\nkey = $T/ike.key\nca = $T/other.pem|")"
+expect 2 "c.conf:28: \[peer s\]: missing setting 'remote_id' (an IKEv2 peer)" "$(gw; site | grep -v '^remote_id')"
+expect 2 "c.conf:28: \[peer s\]: missing setting 'remote_ts' (an IKEv2 peer)" "$(gw; site | grep -v '^remote_ts')"
+expect 2 "c.conf:28: \[peer s\]: an IKEv2 peer authenticates by psk = FILE, or by cert, key and ca: none given" \
+  "$(gw; site | grep -v '^psk')"
+expect 2 "c.conf:34: \[peer s\]: spi_in is a setting of a static peer" "$(gw; site; echo 'spi_in = 999')"
+expect 2 "c.conf:34: \[peer s\]: key_out is a setting of a static peer" "$(gw; site; echo "key_out = $T/ga")"
+expect 2 "c.conf:34: \[peer s\]: transform is a setting of a static peer" "$(gw; site; echo 'transform = magma-mgm-ktree')"
+expect 2 "c.conf:12: \[peer a\]: psk is a setting of an IKEv2 peer" "$(gw | sed "11a psk = $T/kiosk.psk")"
+expect 2 "c.conf:33: \[peer s\]: remote_ts 10.2.128.0/17 overlaps peer b's 10.2.0.0/16" "$(gw; TS=10.2.128.0/17 site)"
+expect 2 "c.conf:39: \[peer t\]: remote_ts 10.9.1.0/24 overlaps peer s's 10.9.0.0/16" \
+  "$(gw; site; TS=10.9.1.0/24 site t 21)"
+expect 2 "\[pool k\]: pool 10.201.0.0/24 overlaps peer s's remote_ts 10.201.0.0/16" \
+  "$(gw; TS=10.201.0.0/16 site; psk_pool)"
+expect 2 "c.conf:4: \[peer s\]: an IKEv2 peer needs IPv4 addresses" \
+  "$(gw | sed 's|^local = .*|local = [::1]:45999|; /^\[peer a\]/,$d'; site | sed 's|^peer = .*|peer = [::1]:4500|')"
+expect 2 "c.conf:29: ike_initiate is no setting of a \[peer\] section (the gateway answers" "$(gw; site | sed '1a ike_initiate = yes')"
 finish

@@ -31,6 +31,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/netns.sh"
 . "$HERE/ike_common.sh"
+. "$HERE/gateway_common.sh"
 # the gateway is $NA, site 1 $NB (the pair of netns.sh); user i in $Ui over
 # 10.231.1i.0/30 (the gateway .1, the user .2)
 NA=gxrg$$ NB=gxr1$$ VA=gxrv0$$ VB=gxrv1$$
@@ -61,26 +62,11 @@ pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki u4 256A "/C=RU/O=gostx test/CN=u4.users.gostx.test" ca &&
   pki ux 256A "/C=RU/O=gostx test/CN=ux.others.gostx.test" ca || { bad "test PKI"; finish; }
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
-head -c 32 /dev/urandom >"$T/g2s1.key"
-head -c 32 /dev/urandom >"$T/s12g.key"
-chmod 600 "$T"/*.key "$T/kiosk.psk"
+chmod 600 "$T/kiosk.psk"
 
 gw_conf=$T/gw.conf
-cat >"$gw_conf" <<EOF
-local = 0.0.0.0:4500
-tun = gxrg0
-state = $T/gw.state
-threads = 1
-
-[peer s1]
-peer = 10.231.0.2:4500
-transform = kuznyechik-mgm-ktree
-spi_out = 4353
-spi_in = 4609
-key_out = $T/g2s1.key
-key_in = $T/s12g.key
-remote_ts = 10.1.0.0/16
-
+gw_site1 gxrg0 gxrs1
+cat >>"$gw_conf" <<EOF
 [pool users]
 pool = 10.200.0.0/24
 dns = 10.99.0.53
@@ -91,7 +77,6 @@ cert = $T/gw.pem
 key = $T/gw.key
 ca = $T/ca.pem
 EOF
-TUN=gxrs1 tunnel_conf s1 10.231.0.2 10.231.0.1 4609 4353 s12g.key g2s1.key
 # user_conf NAME I: a remote user in $Ui to the gateway's 10.231.1I.1
 user_conf() {
   cat >"$T/$1.conf" <<EOF
@@ -113,21 +98,7 @@ EOF
 }
 
 # the gateway and site 1
-ip netns exec $NA "$G" tunnel -c "$gw_conf" --new-keys 2>"$T/gw.log" </dev/null >/dev/null &
-PID_gw=$!
-PIDS+=($!)
-for _ in $(seq $(bound 100)); do grep -q ' up, ' "$T/gw.log" && break; sleep 0.05; done
-grep -q ' up, ' "$T/gw.log" || { bad "gateway did not start: $(tail -3 "$T/gw.log")"; finish; }
-ip -n $NA addr add 10.99.0.1/32 dev gxrg0
-ip -n $NA link set gxrg0 up
-ip -n $NA route add 10.1.0.0/16 dev gxrg0 src 10.99.0.1
-ip -n $NA route add 10.200.0.0/24 dev gxrg0 src 10.99.0.1
-ip -n $NA route add 10.201.0.0/24 dev gxrg0 src 10.99.0.1
-TUN=gxrs1 tunnel_start s1 $NB || bad "site 1 did not start: $(tail -3 "$T/s1.log")"
-ip -n $NB addr add 10.1.0.1/32 dev gxrs1
-ip -n $NB route add 10.99.0.0/16 dev gxrs1 src 10.1.0.1
-ip -n $NB route add 10.200.0.0/24 dev gxrs1 src 10.1.0.1
-ip -n $NB route add 10.201.0.0/24 dev gxrs1 src 10.1.0.1
+gw_start 10.200.0.0/24 10.201.0.0/24 || finish
 
 # user_up I: user i started (its "up" line within the bound), its inner
 # address (from its --status: ike_inner_address) found on its TUN device, the
@@ -152,15 +123,6 @@ user_up() {
     ip -n $ns route add $net dev gxrt$i src $a table 10$i
     ip -n $ns route add $net dev gxrt$i src $a 2>/dev/null || : # user 4's: user 1's there
   done
-}
-# answered NS FROM TO [COUNT]: how many of COUNT (3) pings from FROM to TO were answered
-answered() {
-  ip netns exec $1 timeout 60 ping -q -c ${4:-3} -i 0.2 -W $(bound 1) -I $2 $3 2>/dev/null |
-    awk '/received/ {print $4}'
-}
-# peer_value STATUS NAME KEY: KEY's value in the peer NAME's line
-peer_value() {
-  awk -v n="$2" -v k="$3" '$1 == "peer" && $2 == n { for (i = 4; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$1"
 }
 # user_line STATUS ADDR: the status line of the user with inner address ADDR
 user_line() { grep "^peer users\.[0-9]* .* inner $2 " <<<"$1"; }

@@ -1,5 +1,12 @@
-/* gostx tunnel as a gateway: its [pool] section's remote users
- * (docs/TUNNEL.md, "Remote users"), keyed by IKEv2 on the data port.
+/* gostx tunnel as a gateway: its IKEv2 sites ([peer NAME] sections of
+ * keying = ikev2, docs/TUNNEL.md "An IKEv2 site") and its [pool]
+ * section's remote users ("Remote users"), keyed by IKEv2 on the data port.
+ *
+ * A site is a slot of its own (the first nsites), its manager a responder
+ * made by an IKE_SA_INIT from its peer address: IDi its remote_id exactly,
+ * authenticated by its own psk or certificates, its TSi narrowed to its
+ * remote_ts, which route to it whether it is up or not; its Child SAs
+ * come and go in the tables as a user's do. The rest is the users':
  *
  * One thread, and one lib/ike manager per user (per outer address and
  * port: many users behind one NAT are told apart by their ports), each a
@@ -45,9 +52,19 @@ struct ra_user {
   gostx__ike_mgr_shown shown;
 };
 
+/* An IKEv2 site: its material and settings (a responder's), its
+ * remote_ts as the manager narrows TSi to them, where its IKE comes from. */
+struct ra_site {
+  struct tunnel_ike k;
+  gostx__ike_mgr_prefix ts[TUNNEL_TS_MAX];
+  gostx__ike_mgr_addr at;
+  const char *name;
+};
+
 struct tunnel_ra {
   struct tunnel *t;
-  struct tunnel_ike k; /* the pool's material and settings (a responder's) */
+  struct tunnel_ike k; /* the pool's material and settings (a responder's); its thread */
+  struct ra_site *sites; /* t->gw->nsites: users[i] for i < nsites */
   /* the psk lines' users: their PSKs, by ID (cfg.user_psk[i]) */
   uint8_t psk[TUNNEL_POOL_PSKS][256];
   size_t psk_len[TUNNEL_POOL_PSKS];
@@ -134,10 +151,16 @@ static uint64_t dp_data_sent(void *ctx) {
 
 /* ---- the users ---- */
 
+static int same_addr(const gostx__ike_mgr_addr *a, const gostx__ike_mgr_addr *b) {
+  return a->port == b->port && a->ip_len == b->ip_len && !memcmp(a->ip, b->ip, a->ip_len);
+}
+
 static void user_free(struct ra_user *u, const char *why) {
   struct tunnel_ra *ra = u->ra;
   if (!u->mgr) return;
-  if (why) ike_say("remote user %s at %s: %s", u->id, u->at, why);
+  if (why)
+    ike_say("%s %s at %s: %s", u->idx < ra->t->gw->nsites ? "peer" : "remote user", u->id, u->at,
+            why);
   gostx__ike_mgr_free(u->mgr); /* its outbound SAs never switched to */
   u->mgr = NULL;
   tunnel_gw_user_clear(ra->t, u->idx);
@@ -219,11 +242,13 @@ static int user_new(struct tunnel_ra *ra, size_t i, const gostx__ike_mgr_addr *s
   u->born_ms = now;
   gostx__ike_mgr_addr_text(src, u->at);
   snprintf(u->id, sizeof u->id, "(no ID yet)");
-  /* the pool's settings with the user's own: the manager keeps its copy */
-  gostx__ike_mgr_settings set = ra->k.set;
+  /* the pool's (or the site's) settings with the user's own: the manager keeps its copy */
+  const int site = i < ra->t->gw->nsites;
+  gostx__ike_mgr_settings set = site ? ra->sites[i].k.set : ra->k.set;
+  if (site) snprintf(u->id, sizeof u->id, "%s", ra->sites[i].name);
   set.peer = *src;
   set.peer_text = u->at;
-  set.peer_id_text = u->id; /* the log lines name it once known */
+  if (!site) set.peer_id_text = u->id; /* the log lines name it once known */
   set.assign_ctx = u;
   const gostx__ike_mgr_dp dp = {u,          dp_add_child,   dp_switch_out, dp_free_out,
                                 dp_retire_in, dp_stop_out,  dp_in_accepted, dp_usage,
@@ -268,9 +293,7 @@ static struct ra_user *user_of(struct tunnel_ra *ra, const gostx__ike_mgr_addr *
   const size_t n = ra->t->gw->nusers;
   for (size_t i = 0; i < n; i++) {
     struct ra_user *u = &ra->users[i];
-    if (u->mgr && u->src.port == src->port && u->src.ip_len == src->ip_len &&
-        !memcmp(u->src.ip, src->ip, src->ip_len))
-      return u;
+    if (u->mgr && same_addr(&u->src, src)) return u;
   }
   for (size_t i = 0; i < n; i++) { /* a NAT moved it: its IKE SA's SPIi */
     struct ra_user *u = &ra->users[i];
@@ -323,14 +346,27 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
       return;
     }
     if (gate != GOSTX_IKE_MGR_GATE_GO) return;
+    /* a site's slot for its peer address; else a free user's */
+    const size_t nsites = ra->t->gw->nsites;
     size_t i = 0;
-    while (i < ra->t->gw->nusers && ra->users[i].mgr) i++;
-    if (i == ra->t->gw->nusers) {
-      ike_say("IKE_SA_INIT from %s dropped: all %zu remote users' slots taken",
-              gostx__ike_mgr_addr_text(&from.addr, at), ra->t->gw->nusers);
+    while (i < nsites && !same_addr(&ra->sites[i].at, &from.addr)) i++;
+    if (i == nsites)
+      while (i < ra->t->gw->nusers && ra->users[i].mgr) i++;
+    if (i < nsites && ra->users[i].mgr) { /* its manager's (a NAT moved it): from here now */
+      u = &ra->users[i];
+      u->src = from.addr;
+      gostx__ike_mgr_addr_text(&from.addr, u->at);
+    } else if (i == ra->t->gw->nusers && !ra->t->cfg.pool) {
+      ike_say("IKE_SA_INIT from %s dropped: no IKEv2 peer there (and no [pool])",
+              gostx__ike_mgr_addr_text(&from.addr, at));
       return;
     }
-    if (user_new(ra, i, &from.addr, now)) {
+    if (i == ra->t->gw->nusers) {
+      ike_say("IKE_SA_INIT from %s dropped: all %zu remote users' slots taken",
+              gostx__ike_mgr_addr_text(&from.addr, at), ra->t->gw->nusers - nsites);
+      return;
+    }
+    if (!u && user_new(ra, i, &from.addr, now)) {
       ike_say("IKE_SA_INIT from %s dropped: out of memory",
               gostx__ike_mgr_addr_text(&from.addr, at));
       return;
@@ -390,9 +426,43 @@ static void *ra_run(void *arg) {
   return NULL;
 }
 
+/* The IKEv2 sites' material and settings (t->cfg.peers after the static ones). */
+static int sites_prepare(struct tunnel_ra *ra) {
+  struct tunnel *t = ra->t;
+  const size_t n = t->gw->nsites;
+  ra->sites = calloc(n ? n : 1, sizeof *ra->sites);
+  if (!ra->sites) return cli_usage("tunnel: out of memory");
+  for (size_t i = 0; i < n; i++) {
+    struct ra_site *st = &ra->sites[i];
+    struct tunnel_peer_config *p = &t->cfg.peers[t->gw->npeers + i];
+    st->name = p->name;
+    st->k.t = t;
+    st->k.fd = -1;
+    int rc = ike_material_load(&st->k, p->ike);
+    if (rc) return rc;
+    ike_settings(&st->k, p->ike);
+    gostx__ike_mgr_settings *s = &st->k.set;
+    ike_addr_of(&t->cfg.local, &s->local);
+    s->data_local = s->local;
+    s->on_data_port = 1; /* as the users': IKE behind the marker from IKE_SA_INIT on */
+    s->any_source = 1;   /* its NAT may move it */
+    s->initiate = 0;     /* the site starts it (docs/TUNNEL.md) */
+    s->peer_text = p->peer_s;
+    for (size_t j = 0; j < p->nts; j++) {
+      st->ts[j].ip_len = p->ts[j].family == 4 ? 4 : 16;
+      st->ts[j].len = (uint8_t)p->ts[j].len;
+      memcpy(st->ts[j].ip, p->ts[j].addr, st->ts[j].ip_len);
+    }
+    s->peer_ts = st->ts;
+    s->n_peer_ts = p->nts;
+    ike_addr_of(&p->peer, &st->at);
+  }
+  return 0;
+}
+
 int tunnel_ra_prepare(struct tunnel *t) {
   struct tunnel_config *pc = t->cfg.pool;
-  if (!pc) return 0;
+  if (!pc && !t->cfg.nsites) return 0;
   struct tunnel_ra *ra = calloc(1, sizeof *ra);
   if (!ra) return cli_usage("tunnel: out of memory");
   t->ra = ra;
@@ -401,7 +471,14 @@ int tunnel_ra_prepare(struct tunnel *t) {
   ra->k.t = t;
   ra->k.fd = -1;
   pthread_mutex_init(&ra->k.lock, NULL);
-  int rc = ike_material_load(&ra->k, pc);
+  int rc = sites_prepare(ra);
+  if (rc) return rc;
+  ra->users = calloc(t->gw->nusers, sizeof *ra->users);
+  /* every user asked for a COOKIE once half of the slots are half-open */
+  ra->gate = gostx__ike_mgr_gate_new(t->gw->nusers / 2);
+  if (!ra->users || !ra->gate) return cli_usage("tunnel: out of memory");
+  if (!pc) return 0;
+  rc = ike_material_load(&ra->k, pc);
   if (rc) return rc;
   ike_settings(&ra->k, pc);
   gostx__ike_mgr_settings *s = &ra->k.set;
@@ -421,11 +498,8 @@ int tunnel_ra_prepare(struct tunnel *t) {
                            &ra->psk_len[i])))
       return rc;
   ra->pool = gostx__ike_mgr_pool_new(t->cfg.pool_net.addr, 4, t->cfg.pool_net.len,
-                                     t->gw->nusers);
-  ra->users = calloc(t->gw->nusers, sizeof *ra->users);
-  /* every user asked for a COOKIE once half of the slots are half-open */
-  ra->gate = gostx__ike_mgr_gate_new(t->gw->nusers / 2);
-  if (!ra->pool || !ra->users || !ra->gate) return cli_usage("tunnel: out of memory");
+                                     t->gw->nusers - t->gw->nsites);
+  if (!ra->pool) return cli_usage("tunnel: out of memory");
   return 0;
 }
 
@@ -444,6 +518,12 @@ int tunnel_ra_start(struct tunnel *t, int data_fd) {
     return CLI_EXIT_FAIL;
   }
   ra->k.thread_on = 1;
+  for (size_t i = 0; i < t->gw->nsites; i++) {
+    const struct tunnel_peer_config *p = &t->cfg.peers[t->gw->npeers + i];
+    ike_say("[peer %s]: IKEv2 from %s on the data port, its ID %s, by %s", p->name, p->peer_s,
+            p->ike->remote_id.text, p->ike->ike_auth == TUNNEL_IKE_PSK ? "PSK" : "certificate");
+  }
+  if (!t->cfg.pool) return 0;
   char net[64];
   tunnel_prefix_format(&t->cfg.pool_net, net, sizeof net);
   ike_say("[pool %s]: remote users on the data port, %zu patterns, %zu of a PSK each, "
@@ -467,6 +547,12 @@ void tunnel_ra_free(struct tunnel *t) {
   for (int i = 0; i < 2; i++)
     if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
   t->ike_pair[0] = t->ike_pair[1] = -1;
+  for (size_t i = 0; ra->sites && i < t->gw->nsites; i++) {
+    gostx_x509_store_free(ra->sites[i].k.store);
+    ike_crls_free(ra->sites[i].k.crls);
+    gostx_memzero(&ra->sites[i].k, sizeof ra->sites[i].k); /* its PSK, its private key */
+  }
+  free(ra->sites);
   gostx_x509_store_free(ra->k.store);
   ike_crls_free(ra->k.crls);
   pthread_mutex_destroy(&ra->k.lock);
