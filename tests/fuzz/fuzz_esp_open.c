@@ -1,4 +1,4 @@
-/* libFuzzer harness: ESP open (gostx_esp_open and gostx_esp_open_burst,
+/* libFuzzer harness: ESP open (gostx_esp_open, gostx_esp_open_burst and _mixed,
  * lib/esp) against a fixed SA, as the tunnel's receiver runs them: each
  * packet opened, the window moved only by accepted ones, one counter per
  * outcome. Packets are fuzzer bytes as they stand, or packets sealed here
@@ -20,7 +20,9 @@
  *  - counters: every packet lands in exactly one; a sequence number is
  *    delivered at most once; the window's top only grows;
  *  - the burst call gives every packet the status, sequence number, length,
- *    next header and bytes of the one-packet call against the same window.
+ *    next header and bytes of the one-packet call against the same window;
+ *  - so does the call across SAs (gostx_esp_open_mixed), the odd packets
+ *    under a second SA of the other cipher.
  *
  * The SA is that of the packet vector in tests/vectors/esp9227.json (its
  * KEYMAT and SPI), so that packet, ESN off, is a seed that opens.
@@ -303,6 +305,53 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       seen[bdelivered++] = b[i].seq;
     }
   }
+  /* 3. Across SAs (gostx_esp_open_mixed, a gateway's receive): the odd
+   * packets under a second SA of the same key and SPI but the other
+   * cipher's AEAD transform (what they were sealed under or not), each
+   * packet the one-packet call under its own SA and window. */
+  gostx_esp_sa sa2;
+  const gostx_esp_transform t2 = t == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? GOSTX_ESP_MAGMA_MGM_KTREE
+                                                                      : GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
+  if (gostx_esp_sa_init(&sa2, t2, SPI, keymat, GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(t2)))
+    bug("the second SA refused", 0);
+  const gostx_esp_sa *sas[MAX_PKTS];
+  gostx_esp_keycache k3, k4, *caches[MAX_PKTS];
+  const gostx_esp_replay *wins[MAX_PKTS];
+  gostx_esp_keycache_init(&k3);
+  gostx_esp_keycache_init(&k4);
+  gostx_esp_replay_init(&w0);
+  w0.top = top0;
+  for (size_t i = 0; i < np; i++) {
+    sas[i] = i & 1 ? &sa2 : &sa;
+    caches[i] = !use_cache ? NULL : i & 1 ? &k4 : &k3;
+    wins[i] = &w0;
+    memset(out2[i], SENTINEL, sizeof out2[i]);
+    b[i] = (gostx_esp_packet){.in = pkts[i].b, .len = pkts[i].len, .out = out2[i],
+                             .cap = pkts[i].len};
+  }
+  const int mrc = gostx_esp_open_mixed(sas, caches, wins, b, np);
+  first = GOSTX_OK;
+  for (size_t i = 0; i < np; i++) {
+    memset(out1[i], SENTINEL, sizeof out1[i]);
+    gostx_esp_packet one = {.in = pkts[i].b, .len = pkts[i].len, .out = out1[i],
+                            .cap = pkts[i].len};
+    const int rc = gostx_esp_open(sas[i], NULL, &w0, &one);
+    if (rc != b[i].status) bug("mixed status differs from the one-packet call", i);
+    if (rc == GOSTX_OK) {
+      verify_accepted(sas[i], &pkts[i], out2[i], b[i].out_len, b[i].next_header, b[i].seq, i);
+      if (b[i].seq != one.seq || b[i].out_len != one.out_len ||
+          b[i].next_header != one.next_header || memcmp(out1[i], out2[i], one.out_len))
+        bug("mixed result differs from the one-packet call", i);
+    } else {
+      check_refused(rc, out2[i], pkts[i].len, i);
+      if (first == GOSTX_OK) first = rc;
+    }
+  }
+  if (mrc != first) bug("mixed return is not the first failing status", np);
+  gostx_esp_keycache_clear(&k3);
+  gostx_esp_keycache_clear(&k4);
+  gostx_esp_sa_clear(&sa2);
+
   gostx_esp_keycache_clear(&kseal);
   gostx_esp_keycache_clear(&k1);
   gostx_esp_keycache_clear(&k2);
