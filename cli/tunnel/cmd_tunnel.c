@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__GLIBC__) /* after a libc header: it defines __GLIBC__ */
+#include <malloc.h>
+#endif
 
 #include "../commands.h"
 #include "tunnel.h"
@@ -68,6 +71,12 @@ static void write_status(struct tunnel *t) {
   tunnel_offloads_print(t, f);
   tunnel_ike_status(t, f);
   tunnel_counters_print(t, f);
+#if defined(__GLIBC__)
+  /* the heap in use, every arena (a gateway's memory per peer is read off
+   * it: docs/TUNNEL.md, Counters) */
+  const struct mallinfo2 m = mallinfo2();
+  fprintf(f, "heap_bytes %zu\n", m.uordblks + m.hblkhd);
+#endif
   if (fclose(f) == 0)
     rename(tmp, t->cfg.status);
   else
