@@ -411,8 +411,8 @@ static void restart(int contact) {
   b_answered = 0;
   b_stale = b_after = 0;
   tick(&A, clock_ms);
-  CHECK(A.t.ike->mgr->cf_i.initial_contact == 1, "a restarted (no IKE SA) asks for INITIAL_CONTACT");
-  A.t.ike->mgr->cf_i.initial_contact = contact; /* read when its IKE_AUTH request is written */
+  CHECK(A.t.ike->mgr->cf_i->initial_contact == 1, "a restarted (no IKE SA) asks for INITIAL_CONTACT");
+  A.t.ike->mgr->cf_i->initial_contact = contact; /* read when its IKE_AUTH request is written */
   const int ok = run(&A, &B);
   CHECK(ok && only_current(&A) && only_current(&B) &&
             A.t.ike->mgr->sa->child.spi_out == B.t.ike->mgr->sa->child.spi_in,
@@ -459,8 +459,8 @@ static void fragment_bound(void) {
   A.t.cfg.fragmentation = 1;
   A.t.cfg.fragment_size = 1280;
   make_confs(A.t.ike, &A.t.cfg);
-  CHECK(A.t.ike->mgr->cf_i.frag_size == 1248 && A.t.ike->mgr->cf_r.frag_size == 1248,
-        "both confs: %zu %zu", A.t.ike->mgr->cf_i.frag_size, A.t.ike->mgr->cf_r.frag_size);
+  CHECK(A.t.ike->mgr->cf_i->frag_size == 1248 && A.t.ike->mgr->cf_r.frag_size == 1248,
+        "both confs: %zu %zu", A.t.ike->mgr->cf_i->frag_size, A.t.ike->mgr->cf_r.frag_size);
 }
 
 /* What was queued to a side, kept to compare with what comes again */

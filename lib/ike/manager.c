@@ -70,9 +70,13 @@ static const gostx_ike_conf *pick_peer(void *ctx, uint8_t type, const uint8_t *i
   k->set.peer_id_text = gostx__ike_mgr_id_text(type, id, len, k->peer_id_seen,
                                                sizeof k->peer_id_seen);
   if (k->set.peer_psk && !k->set.peer_psk(k->set.assign_ctx, type, id, len, &psk, &psk_len)) {
-    k->cf_psk.psk = psk; /* this manager's users are one source's: one IKE_AUTH at a time */
-    k->cf_psk.psk_len = psk_len;
-    return &k->cf_psk;
+    if (!k->cf_psk) { /* made by make_confs with peer_psk: only out of memory */
+      say("IKE_AUTH from %s refused: out of memory", k->set.peer_text);
+      return NULL;
+    }
+    k->cf_psk->psk = psk; /* this manager's users are one source's: one IKE_AUTH at a time */
+    k->cf_psk->psk_len = psk_len;
+    return k->cf_psk;
   }
   for (size_t i = 0; i < k->set.n_peer_patterns; i++)
     if (gostx__ike_id_match(k->set.peer_patterns[i], type, id, len)) return &k->cf_r;
@@ -95,9 +99,19 @@ static int cp_assign(void *ctx, uint8_t type, const uint8_t *id, size_t len,
   return rc;
 }
 
-/* The engine's confs of the settings: ours as initiator, the responders' */
+/* A conf on the heap (lib/ike's allocator) for *slot, made once and kept
+ * for the manager's life (engines point at it): NULL when out of memory. */
+static gostx_ike_conf *conf_slot(gostx_ike_conf **slot) {
+  if (!*slot) *slot = (gostx_ike_conf *)gostx__ike_alloc(sizeof **slot);
+  return *slot;
+}
+
+/* The engine's confs of the settings: the responders' always, ours as
+ * initiator only when this side initiates and the one for a remote user's
+ * own PSK only when there are such users (1,448 octets each: a gateway's
+ * remote user needs neither) */
 static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
-  gostx_ike_conf *c = &k->cf_i;
+  gostx_ike_conf conf, *c = &conf;
   memset(c, 0, sizeof *c);
   c->encr = cfg->encr[0];
   c->encr_offer = cfg->encr;
@@ -132,8 +146,12 @@ static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   k->cf_r.ctx = k;
   k->cf_r.pick = cfg->n_peer_patterns || cfg->peer_psk ? pick_peer : NULL;
   k->cf_r.cp_assign = cfg->assign ? cp_assign : NULL;
-  k->cf_psk = k->cf_r;
-  k->cf_psk.auth = GOSTX_IKE_AUTH_PSK;
+  if (cfg->initiate && conf_slot(&k->cf_i)) *k->cf_i = conf;
+  if (cfg->peer_psk && conf_slot(&k->cf_psk)) {
+    *k->cf_psk = k->cf_r;
+    k->cf_psk->auth = GOSTX_IKE_AUTH_PSK;
+  }
+  gostx_memzero(&conf, sizeof conf); /* it points at the PSK */
 }
 
 static void drop_slot(struct gostx__ike_slot *s) {
@@ -310,9 +328,9 @@ static void start_init(gostx__ike_mgr *k, int64_t now) {
   /* holding no IKE SA (after a start, or once the last one is gone), this
    * one will be the only one: INITIAL_CONTACT tells the peer that what
    * it holds of us is dead (RFC 7296 3.10.1), so it need not wait */
-  k->cf_i.initial_contact = !k->sa;
+  if (k->cf_i) k->cf_i->initial_contact = !k->sa;
   if (!k->init) k->init = new_engine();
-  if (!k->init || gostx__ike_engine_init(k->init, &k->cf_i) ||
+  if (!k->cf_i || !k->init || gostx__ike_engine_init(k->init, k->cf_i) ||
       gostx__ike_engine_addrs(k->init, &k->local, &remote) ||
       gostx__ike_start(k->init, now, k->out, GOSTX_IKE_MSG_MAX, &n)) {
     say("cannot start an IKE SA");
@@ -525,8 +543,9 @@ void gostx__ike_mgr_configure(gostx__ike_mgr *k, const gostx__ike_mgr_settings *
 void gostx__ike_mgr_set_crls(gostx__ike_mgr *k, const gostx_x509_crl *crls, size_t n) {
   k->set.crls = crls;
   k->set.n_crls = n;
-  k->cf_i.revocation.crls = k->cf_r.revocation.crls = crls;
-  k->cf_i.revocation.n_crls = k->cf_r.revocation.n_crls = n;
+  k->cf_r.revocation.crls = crls;
+  k->cf_r.revocation.n_crls = n;
+  if (k->cf_i) k->cf_i->revocation.crls = crls, k->cf_i->revocation.n_crls = n;
   k->recheck |= GOSTX_IKE_MGR_RECHECK_CRLS; /* with the caller's clock, at its next call */
 }
 
@@ -556,6 +575,8 @@ void gostx__ike_mgr_free(gostx__ike_mgr *k) {
   gostx__ike_mgr_unpark_all(k); /* never linked */
   gostx__ike_mgr_queue_free(k);
   gostx__ike_mgr_bufs_done(k);
+  gostx__ike_free((uint8_t *)k->cf_i, sizeof *k->cf_i); /* wiped: they point at the PSK */
+  gostx__ike_free((uint8_t *)k->cf_psk, sizeof *k->cf_psk);
   gostx__ike_free((uint8_t *)k, sizeof *k); /* wiped: the cookie secret */
 }
 

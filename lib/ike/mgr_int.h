@@ -65,8 +65,9 @@ struct gostx__ike_slot {
 struct gostx__ike_mgr {
   gostx__ike_mgr_settings set;
   gostx__ike_mgr_dp dp;
-  gostx_ike_conf cf_i, cf_r;
-  gostx_ike_conf cf_psk; /* a remote user of a PSK of its own: cf_r with it (pick_peer) */
+  gostx_ike_conf cf_r;
+  gostx_ike_conf *cf_i;   /* ours as initiator: set.initiate's (make_confs) */
+  gostx_ike_conf *cf_psk; /* a remote user of a PSK of its own: cf_r with it (pick_peer) */
   char peer_id_seen[256]; /* a remote user's IDi as text: the log lines' name from IKE_AUTH on */
   gostx_ike_addr local, data_local; /* ours at the IKE port, at the data port */
   uint8_t cookie_secret[32];
