@@ -358,6 +358,9 @@ int tunnel_ra_prepare(struct tunnel *t);
 int tunnel_ra_start(struct tunnel *t, int data_fd);
 void tunnel_ra_stop(struct tunnel *t);
 void tunnel_ra_free(struct tunnel *t);
+/* SIGHUP (main thread): the [pool]'s crl lines read again, for every
+ * remote user's IKE_AUTHs from then on (none: nothing). */
+void tunnel_ra_reload_crls(struct tunnel *t);
 /* SIGHUP (main thread): the CRLs of the crl lines read again; the IKE
  * thread takes them for the IKE_AUTHs from then on. The old ones stay, and
  * a line says why, when one cannot be read. */

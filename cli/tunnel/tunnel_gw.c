@@ -228,7 +228,8 @@ int tunnel_gw_prepare(struct tunnel *t) {
 
 size_t tunnel_gw_peers(const struct tunnel *t) {
   size_t n = 0;
-  for (size_t i = 0; t->gw && i < t->gw->npeers; i++) n += atomic_load(&t->gw->peers[i].cfg) != NULL;
+  for (size_t i = 0; t->gw && i < t->gw->npeers; i++)
+    n += atomic_load(&t->gw->peers[i].cfg) != NULL;
   return n;
 }
 
@@ -542,7 +543,8 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
   const struct tunnel_peer_config **was = calloc(gw->npeers ? gw->npeers : 1, sizeof *was);
   if (!was) return -1;
   for (size_t i = 0; i < gw->npeers; i++) was[i] = atomic_load(&gw->peers[i].cfg);
-  for (size_t j = 0; j < next->npeers; j++) atomic_store(&gw->peers[pl->slot[j]].cfg, &next->peers[j]);
+  for (size_t j = 0; j < next->npeers; j++)
+    atomic_store(&gw->peers[pl->slot[j]].cfg, &next->peers[j]);
   struct tunnel_gw_tab *tab = tab_build(t, pl->in_of);
   if (!tab) {
     for (size_t i = 0; i < gw->npeers; i++) atomic_store(&gw->peers[i].cfg, was[i]);
@@ -606,6 +608,7 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
 void tunnel_gw_reload(struct tunnel *t) {
   static struct tunnel_config next; /* big; the main thread only */
   struct tunnel_gw *gw = t->gw;
+  tunnel_ra_reload_crls(t); /* the files of the running config's crl lines */
   if (tunnel_config_read(t->cfg.path, &next)) return;
   if (!same_settings(&t->cfg, &next)) {
     cli_err("tunnel: reload refused: %s changed more than its [peer] sections (a gateway's "

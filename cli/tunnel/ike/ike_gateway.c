@@ -367,10 +367,26 @@ static void bye_all(struct tunnel_ra *ra) {
     }
 }
 
+/* A SIGHUP's CRLs of the [pool]'s crl lines, when one came, in every
+ * user's manager (and the settings new users copy). */
+static void take_crls(struct tunnel_ra *ra) {
+  cli_crl_list *old;
+  if (!ike_crls_take(&ra->k, &old)) return;
+  for (size_t i = 0; i < ra->t->gw->nusers; i++)
+    if (ra->users[i].mgr)
+      gostx__ike_mgr_set_crls(ra->users[i].mgr, ra->k.set.crls, ra->k.set.n_crls);
+  ike_crls_free(old);
+}
+
+void tunnel_ra_reload_crls(struct tunnel *t) {
+  if (t->ra && t->cfg.pool->n_crl) ike_crls_reload(&t->ra->k, t->cfg.pool);
+}
+
 static void *ra_run(void *arg) {
   struct tunnel_ra *ra = arg;
   while (!atomic_load(&ra->t->stop)) {
     int64_t now = ike_now_ms();
+    take_crls(ra);
     int wait = 200;
     for (size_t i = 0; i < ra->t->gw->nusers; i++) {
       struct ra_user *u = &ra->users[i];
