@@ -151,12 +151,12 @@ static int keys_clash(const struct tunnel *t, const char *pre, const struct tunn
   for (int x = 0; x < 4; x++)
     if (!gostx_memeq_ct(ka[x / 2]->esp.key, kb[x % 2]->esp.key, GOSTX_ESP_KEY_LEN)) {
       if (!strcmp(a->name, b->name))
-        cli_err("tunnel: %s%s:%u: [peer %s]: its new %s is its %s of now (its numbers would "
+        cli_err("%s%s:%u: [peer %s]: its new %s is its %s of now (its numbers would "
                 "start again at 1: nonces reused): give it new key files",
                 pre, t->cfg.path, b->line, b->name, x % 2 ? "key_in" : "key_out",
                 x / 2 ? "key_in" : "key_out");
       else
-        cli_err("tunnel: %s%s:%u: [peer %s]: its %s is the key of peer %s's %s: every SA of "
+        cli_err("%s%s:%u: [peer %s]: its %s is the key of peer %s's %s: every SA of "
                 "the gateway needs a key of its own",
                 pre, t->cfg.path, b->line, b->name, x % 2 ? "key_in" : "key_out", a->name,
                 x / 2 ? "key_in" : "key_out");
@@ -452,7 +452,7 @@ static int spi_of_user(const struct tunnel_gw *gw, uint32_t spi) {
  * line (undo_plan then frees what was made). */
 static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct reload_plan *pl) {
   struct tunnel_gw *gw = t->gw;
-  const char *pre = "reload refused: ";
+  const char *pre = "tunnel: reload refused: ";
   size_t free_slot = 0;
   for (size_t j = 0; j < next->npeers; j++) {
     const struct tunnel_peer_config *c = &next->peers[j];
@@ -464,7 +464,7 @@ static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct 
                                         atomic_load(&gw->peers[free_slot].sf.st_out)))
         free_slot++;
       if (free_slot == gw->npeers) {
-        cli_err("tunnel: %s%s:%u: [peer %s]: no free slot (a gateway takes up to %d peers "
+        cli_err("%s%s:%u: [peer %s]: no free slot (a gateway takes up to %d peers "
                 "more than it started with: a restart makes room)",
                 pre, t->cfg.path, c->line, c->name, TUNNEL_GW_PEERS_SPARE);
         return CLI_EXIT_USAGE;
@@ -474,7 +474,7 @@ static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct 
     pl->slot[j] = i;
     pl->kept[i] = 1;
     if (pl->kind[j] != PEER_KEEP && spi_of_user(gw, c->spi_in)) {
-      cli_err("tunnel: %s%s:%u: [peer %s]: spi_in 0x%08x is a remote user's now", pre,
+      cli_err("%s%s:%u: [peer %s]: spi_in 0x%08x is a remote user's now", pre,
               t->cfg.path, c->line, c->name, (unsigned)c->spi_in);
       return CLI_EXIT_USAGE;
     }

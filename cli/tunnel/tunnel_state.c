@@ -241,7 +241,7 @@ static int state_load_one(struct tunnel *t, struct tunnel_state *sf, int run, in
                                                                                   : "key_in";
       cli_err("%s%s: the state of other keys (%s differ%s): if %s %s new, %s; if the file is "
               "another tunnel's, give this tunnel its own",
-              added ? "reload refused: " : "", path, which, same_out || same_in ? "s" : "",
+              added ? "tunnel: reload refused: " : "", path, which, same_out || same_in ? "s" : "",
               which, same_out || same_in ? "is" : "are",
               added ? "move the file away (a peer added without one starts at 1)"
                     : "start once with --new-keys");

@@ -18,7 +18,8 @@
 #    nothing, site 3's packets are dropped and counted both ways, its state
 #    file holds its exact numbers; SIGHUP adding site 3 back (its numbers
 #    go on), giving site 2 new keys and SPIs and adding site 4: each pings
-#    both ways, site 1 again losing nothing;
+#    both ways, site 1 again losing nothing; site 4 moved to another port
+#    and SIGHUP with its new address alone: its pings pass again;
 # 6. the gateway stopped and started again (no --new-keys: each peer's
 #    state file, STATE.peer.NAME, holds its numbers): every site's pings
 #    pass again, and the outbound numbers went on above the old ones.
@@ -312,6 +313,19 @@ st2=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
   grep -q '^peer s4 10.231.1.2:4501 ' <<<"$st2" && ok "status: peers 4, s2's new SPIs, s4" ||
   bad "status after the reload: $(grep -E '^(peers|peer) ' <<<"$st2")"
 lost_none "peers came and changed"
+# 5d. site 4 moves to port 4502 (its keys, SPIs and numbers kept: its state
+# file): SIGHUP with its new address only, and its pings pass again
+tunnel_stop $PID_s4
+sed -i 's|^local = \(.*\):4501|local = \1:4502|' "$T/s4.conf"
+sed -i 's|^peer = 10.231.1.2:4501|peer = 10.231.1.2:4502|' "$gw_conf"
+kill -HUP $PID_gw
+TUN=gxws4 tunnel_start s4 $N2 || bad "site 4 did not start again: $(tail -3 "$T/s4.log")"
+ip -n $N2 addr add 10.4.0.1/32 dev gxws4
+ip -n $N2 route add 10.99.4.0/24 dev gxws4 src 10.4.0.1
+reloaded 5 && grep -q 'reload: 4 peers (0 added, 0 with new keys, 1 moved, 0 removed)' "$T/gw.log" &&
+  [ "$(answered $N2 10.4.0.1 10.99.4.1)" = 3 ] && [ "$(answered $NA 10.99.4.1 10.4.0.1)" = 3 ] &&
+  ok "site 4 moved: its new address taken, its pings both ways" ||
+  bad "site 4 moved: $(tail -2 "$T/gw.log")"
 
 # 6. the gateway restarted from its state files
 used_before=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
