@@ -27,17 +27,32 @@ static void tab_free(struct tunnel_gw_tab *tab) {
   free(tab);
 }
 
+/* A reload's changes to the slots the next tables are built of: per slot,
+ * the inbound SA where it is not the slot's own yet (new keys), and
+ * whether the slot is left out (a peer removed, emptied once no worker
+ * reaches it). */
+struct tab_edit {
+  struct tunnel_sa *const *in_of;
+  const unsigned char *kept;
+};
+
+/* Slot i's config entry as the next tables take it: NULL when free or left
+ * out. */
+static const struct tunnel_peer_config *slot_cfg(const struct tunnel_gw *gw, size_t i,
+                                                 const struct tab_edit *ed) {
+  return ed && !ed->kept[i] ? NULL : atomic_load(&gw->peers[i].cfg);
+}
+
 /* The tables of the static peers' slots in use (each slot's entry of the
  * config: a reload's new ones once repointed) and the users' slots (under
  * gw->lock): each prefix valued by its peer's index, each user with an
- * address by its /32; in_of[i] (in_of NULL: none) is the inbound SA of slot
- * i where it is not the slot's own yet (a reload's new keys). NULL after a
+ * address by its /32; ed (NULL: none) a reload's changes. NULL after a
  * line. */
-static struct tunnel_gw_tab *tab_build(const struct tunnel *t, struct tunnel_sa *const *in_of) {
+static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tab_edit *ed) {
   const struct tunnel_gw *gw = t->gw;
   size_t n = 0, nspi = 0;
   for (size_t i = 0; i < gw->npeers; i++) {
-    const struct tunnel_peer_config *c = atomic_load(&gw->peers[i].cfg);
+    const struct tunnel_peer_config *c = slot_cfg(gw, i, ed);
     if (c) n += c->nts, nspi++;
   }
   for (size_t u = 0; u < gw->nusers; u++) {
@@ -55,13 +70,14 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, struct tunnel_sa 
   if (p && v && tab && tab->by_spi && tab->out && tab->to) {
     size_t k = 0;
     for (size_t i = 0; i < gw->npeers; i++) {
-      const struct tunnel_peer_config *c = atomic_load(&gw->peers[i].cfg);
+      const struct tunnel_peer_config *c = slot_cfg(gw, i, ed);
       if (!c) continue;
       for (size_t j = 0; j < c->nts; j++, k++) {
         p[k] = c->ts[j];
         v[k] = (uint32_t)i;
       }
-      struct tunnel_sa *in = in_of && in_of[i] ? in_of[i] : atomic_load(&gw->peers[i].sf.st_in);
+      struct tunnel_sa *in = atomic_load(&gw->peers[i].sf.st_in);
+      if (ed && ed->in_of[i]) in = ed->in_of[i];
       tab->by_spi[tab->nspi++] = (struct tunnel_peer_spi){c->spi_in, (uint32_t)i, in};
     }
     for (size_t u = 0; u < gw->nusers; u++) {
@@ -545,7 +561,8 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
   for (size_t i = 0; i < gw->npeers; i++) was[i] = atomic_load(&gw->peers[i].cfg);
   for (size_t j = 0; j < next->npeers; j++)
     atomic_store(&gw->peers[pl->slot[j]].cfg, &next->peers[j]);
-  struct tunnel_gw_tab *tab = tab_build(t, pl->in_of);
+  const struct tab_edit ed = {pl->in_of, pl->kept};
+  struct tunnel_gw_tab *tab = tab_build(t, &ed);
   if (!tab) {
     for (size_t i = 0; i < gw->npeers; i++) atomic_store(&gw->peers[i].cfg, was[i]);
     free(was);
