@@ -229,7 +229,7 @@ st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
 # nothing; s3's packets both ways dropped (counted: tx_noroute, rx_spi, in
 # the status below), its exact numbers in its state file, as at a stop
 ping_on() { # N: site 1's N pings to the gateway's host in the background
-  ip netns exec $NB ping -q -c $1 -i 0.05 -W $(bound 1) -I 10.1.0.1 10.99.0.1 >"$T/ping1" 2>&1 &
+  ip netns exec $NB ping -q -c $1 -i 0.05 -w $(bound 5) -I 10.1.0.1 10.99.0.1 >"$T/ping1" 2>&1 &
   ping1=$! n1=$1
 }
 lost_none() { # WHILE
