@@ -47,7 +47,8 @@ static void usage(FILE *f) {
           "keying = ikev2 it reads the CRLs of the crl lines again.\n"
           "With [peer NAME] sections the tunnel is a gateway of many peers, each with its\n"
           "own keys, state file (STATE.peer.NAME) and inner prefixes (remote_ts): --status\n"
-          "then lists every peer; SIGHUP takes new remote_ts (the rest: a restart).\n"
+          "then lists every peer; SIGHUP adds, changes and removes peers (the rest: a\n"
+          "restart).\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -61,7 +62,7 @@ static void write_status(struct tunnel *t) {
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\n", (long)getpid(), (long long)time(NULL),
           t->cfg.tun, t->nworkers);
   if (t->gw) { /* each peer's SAs and counts on its line */
-    fprintf(f, "peers %zu\n", t->gw->npeers + t->gw->nsites); /* static and IKEv2 */
+    fprintf(f, "peers %zu\n", tunnel_gw_peers(t) + t->gw->nsites); /* static and IKEv2 */
     tunnel_gw_status(t, f);
   } else {
     fprintf(f, "seq_used %llu\n",
@@ -106,15 +107,6 @@ static int print_status(const struct tunnel_config *cfg, int json) {
   }
   fclose(f);
   return rc;
-}
-
-/* gostx until 2026-11-27 put the ESN itself in the IV, now ESN - 1 (RFC
- * 9227 4.8: pnum starts at 0). The first number after the state file's is
- * skipped at every start: the next number's IV is now the IV an older gostx
- * gave the file's last number, which may have been sent under these keys. */
-static void skip_one_number(struct tunnel_state *sf) {
-  const uint64_t used = atomic_load(&sf->st_out->seq_used);
-  if (used < sf->st_out->esp.limit) atomic_store(&sf->st_out->seq_used, used + 1);
 }
 
 /* The static keys: the SA pair of the key files, linked before the
@@ -210,8 +202,9 @@ static int run(struct tunnel *t) {
   const int ike = t->cfg.keying == TUNNEL_KEYING_IKEV2;
   int rc = tunnel_state_load(t, 1), stop = 0;
   if (rc) return rc;
-  if (!ike && !t->gw) skip_one_number(&t->sf);
-  for (size_t i = 0; t->gw && i < t->gw->npeers; i++) skip_one_number(&t->gw->peers[i].sf);
+  if (!ike && !t->gw) tunnel_state_skip_one(&t->sf);
+  for (size_t i = 0; t->gw && i < t->gw->npeers; i++)
+    if (t->gw->peers[i].sf.st_out) tunnel_state_skip_one(&t->gw->peers[i].sf);
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   tunnel_udp_offload(t, udp, send, n);
@@ -255,8 +248,8 @@ static int run(struct tunnel *t) {
   char who[160];
   if (t->gw && t->ra)
     snprintf(who, sizeof who, "%zu peers and up to %zu remote users (a gateway)",
-             t->gw->npeers + t->gw->nsites, t->gw->nusers - t->gw->nsites);
-  else if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", t->gw->npeers);
+             tunnel_gw_peers(t) + t->gw->nsites, t->gw->nusers - t->gw->nsites);
+  else if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", tunnel_gw_peers(t) + t->gw->nsites);
   else snprintf(who, sizeof who, "peer %s", t->cfg.peer_s);
   if (!rc && !stop)
     fprintf(stderr,

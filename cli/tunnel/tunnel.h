@@ -189,6 +189,12 @@ struct tunnel_config {
   size_t n_inner_routes;
 };
 
+/* The IKEv2 [peer] section i of cfg (i < cfg->nsites: after the static ones). */
+static inline const struct tunnel_peer_config *tunnel_site_cfg(const struct tunnel_config *cfg,
+                                                               size_t i) {
+  return &cfg->peers[cfg->npeers - cfg->nsites + i];
+}
+
 /* Counters of one worker; the status sums them. */
 struct tunnel_counters {
   _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped, tx_gso, rx_gro;
@@ -363,6 +369,9 @@ int tunnel_ra_prepare(struct tunnel *t);
 int tunnel_ra_start(struct tunnel *t, int data_fd);
 void tunnel_ra_stop(struct tunnel *t);
 void tunnel_ra_free(struct tunnel *t);
+/* SIGHUP (main thread): the [pool]'s crl lines read again, for every
+ * remote user's IKE_AUTHs from then on (none: nothing). */
+void tunnel_ra_reload_crls(struct tunnel *t);
 /* SIGHUP (main thread): the CRLs of the crl lines read again; the IKE
  * thread takes them for the IKE_AUTHs from then on. The old ones stay, and
  * a line says why, when one cannot be read. */
@@ -427,6 +436,18 @@ int tunnel_state_load(struct tunnel *t, int run);
 /* Once the sockets and the TUN device are open: writes the state files
  * with the first reservations (a disk that cannot take them shows at start). */
 int tunnel_state_begin(struct tunnel *t);
+/* A gateway peer added by a SIGHUP (its SAs and fingerprints in sf): its
+ * state file read as at a start with --new-keys where it is missing (the
+ * peer starts at 1), refused when it holds other keys' state, then its
+ * first reservation written. 0, or CLI_EXIT_FAIL after one line. */
+int tunnel_state_add(struct tunnel *t, struct tunnel_state *sf);
+/* A gateway peer removed by a SIGHUP (no worker reaches it any more): its
+ * exact numbers written, as at a clean stop, so that a peer of these keys
+ * added again goes on from them. */
+void tunnel_state_stop(struct tunnel_state *sf);
+/* The first outbound number after the state file's skipped (see
+ * tunnel_state.c: why a start skips one). */
+void tunnel_state_skip_one(struct tunnel_state *sf);
 /* Whether the tunnel of this state file runs (STATE.lock held): 1, 0, or
  * -1 after a message. */
 int tunnel_state_running(const struct tunnel_config *cfg);
@@ -456,6 +477,10 @@ int tunnel_state_rekey(struct tunnel_state *sf, struct tunnel_sa *out, struct tu
 #define TUNNEL_RELOAD_QUIET 2 /* seconds without a packet: the old inbound SA retired */
 #define TUNNEL_RELOAD_RETIRE_MAX 60 /* after the switch, retired whatever comes */
 void tunnel_reload(struct tunnel *t);
+/* The SA pair of cfg's key files (not linked, one keycache per worker): 0
+ * with *out and *in, or CLI_EXIT_* after one line. */
+int tunnel_pair_load(struct tunnel *t, const struct tunnel_config *cfg, struct tunnel_sa **out,
+                     struct tunnel_sa **in);
 /* Each second (main thread): the switch and the retirement when due. */
 void tunnel_reload_tick(struct tunnel *t);
 /* Each second (main thread): the inbound margins follow the rates, and the

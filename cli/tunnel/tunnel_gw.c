@@ -27,16 +27,36 @@ static void tab_free(struct tunnel_gw_tab *tab) {
   free(tab);
 }
 
-/* The tables of the static peers' remote_ts (cfg's: a reload's new ones)
- * and SAs, and IKE's slots (under gw->lock): each prefix valued by its
- * peer's index, each site by its remote_ts, each user with an address by
- * its /32. NULL after a line. */
-static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tunnel_config *cfg) {
+/* A reload's changes to the slots the next tables are built of: per slot,
+ * the inbound SA where it is not the slot's own yet (new keys), and
+ * whether the slot is left out (a peer removed, emptied once no worker
+ * reaches it). */
+struct tab_edit {
+  struct tunnel_sa *const *in_of;
+  const unsigned char *kept;
+};
+
+/* Slot i's config entry as the next tables take it: NULL when free or left
+ * out. */
+static const struct tunnel_peer_config *slot_cfg(const struct tunnel_gw *gw, size_t i,
+                                                 const struct tab_edit *ed) {
+  return ed && !ed->kept[i] ? NULL : atomic_load(&gw->peers[i].cfg);
+}
+
+/* The tables of the static peers' slots in use (each slot's entry of the
+ * config: a reload's new ones once repointed) and the users' slots (under
+ * gw->lock): each prefix valued by its peer's index, each user with an
+ * address by its /32; ed (NULL: none) a reload's changes. NULL after a
+ * line. */
+static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tab_edit *ed) {
   const struct tunnel_gw *gw = t->gw;
-  size_t n = 0, nspi = gw->npeers;
-  for (size_t i = 0; i < gw->npeers; i++) n += cfg->peers[i].nts;
+  size_t n = 0, nspi = 0;
+  for (size_t i = 0; i < gw->npeers; i++) {
+    const struct tunnel_peer_config *c = slot_cfg(gw, i, ed);
+    if (c) n += c->nts, nspi++;
+  }
   for (size_t u = 0; u < gw->nusers; u++) {
-    n += u < gw->nsites ? cfg->peers[gw->npeers + u].nts : (size_t)gw->users[u].has_ip;
+    n += u < gw->nsites ? tunnel_site_cfg(&t->cfg, u)->nts : (size_t)gw->users[u].has_ip;
     for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) nspi += gw->users[u].in[k] != NULL;
   }
   struct tunnel_prefix *p = malloc((n ? n : 1) * sizeof *p);
@@ -50,18 +70,22 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tunn
   if (p && v && tab && tab->by_spi && tab->out && tab->to) {
     size_t k = 0;
     for (size_t i = 0; i < gw->npeers; i++) {
-      for (size_t j = 0; j < cfg->peers[i].nts; j++, k++) {
-        p[k] = cfg->peers[i].ts[j];
+      const struct tunnel_peer_config *c = slot_cfg(gw, i, ed);
+      if (!c) continue;
+      for (size_t j = 0; j < c->nts; j++, k++) {
+        p[k] = c->ts[j];
         v[k] = (uint32_t)i;
       }
-      tab->by_spi[tab->nspi++] = (struct tunnel_peer_spi){
-          cfg->peers[i].spi_in, (uint32_t)i, atomic_load(&gw->peers[i].sf.st_in)};
+      struct tunnel_sa *in = atomic_load(&gw->peers[i].sf.st_in);
+      if (ed && ed->in_of[i]) in = ed->in_of[i];
+      tab->by_spi[tab->nspi++] = (struct tunnel_peer_spi){c->spi_in, (uint32_t)i, in};
     }
     for (size_t u = 0; u < gw->nusers; u++) {
       const struct tunnel_gw_user *us = &gw->users[u];
       const uint32_t idx = (uint32_t)(gw->npeers + u);
-      for (size_t j = 0; u < gw->nsites && j < cfg->peers[idx].nts; j++, k++) {
-        p[k] = cfg->peers[idx].ts[j]; /* a site's, routed while it is down too: dropped then */
+      const struct tunnel_peer_config *site = u < gw->nsites ? tunnel_site_cfg(&t->cfg, u) : NULL;
+      for (size_t j = 0; site && j < site->nts; j++, k++) {
+        p[k] = site->ts[j]; /* a site's, routed while it is down too: dropped then */
         v[k] = idx;
       }
       if (us->has_ip) {
@@ -88,54 +112,98 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tunn
   return tab;
 }
 
-/* The next tables in place (gw->lock held), the old ones freed once no
- * worker holds them: 0, or -1 (no memory: the old ones stay). */
-static int publish(struct tunnel *t, const struct tunnel_config *cfg) {
-  struct tunnel_gw_tab *tab = tab_build(t, cfg);
-  if (!tab) return -1;
+/* tab in place of the tables (gw->lock held), the old ones freed once no
+ * worker holds them (nor anything unlinked before: the grace period). */
+static void swap_in(struct tunnel *t, struct tunnel_gw_tab *tab) {
   struct tunnel_gw_tab *old = atomic_exchange(&t->gw->tab, tab);
   tunnel_sa_grace(t);
   tab_free(old);
+}
+
+/* The next tables in place (gw->lock held): 0, or -1 (no memory: the old
+ * ones stay). */
+static int publish(struct tunnel *t) {
+  struct tunnel_gw_tab *tab = tab_build(t, NULL);
+  if (!tab) return -1;
+  swap_in(t, tab);
   return 0;
 }
 
-/* Peer p's SA pair from its key files, linked into its state. */
-static int peer_sas(struct tunnel *t, struct tunnel_peer *p) {
+/* The SA pair of peer c's key files (not linked): 0, or CLI_EXIT_* after
+ * one line. */
+static int peer_pair(struct tunnel *t, const struct tunnel_peer_config *c, struct tunnel_sa **o,
+                     struct tunnel_sa **i) {
   static struct tunnel_config pc; /* big; the main thread only */
-  tunnel_config_of_peer(&t->cfg, p->cfg, &pc);
-  gostx_esp_sa out = {0}, in = {0};
-  int rc = tunnel_load_keys(&pc, &out, &in);
-  if (!rc) {
-    p->sf.st_out = tunnel_sa_from_esp(&out, TUNNEL_SA_OUT, t->cfg.threads);
-    p->sf.st_in = tunnel_sa_from_esp(&in, TUNNEL_SA_IN, t->cfg.threads);
-    if (!p->sf.st_out || !p->sf.st_in) {
-      cli_err("tunnel: out of memory");
-      rc = CLI_EXIT_FAIL;
-    }
-  }
-  gostx_esp_sa_clear(&out);
-  gostx_esp_sa_clear(&in);
-  if (!rc) rc = tunnel_fingerprints(&p->sf);
-  return rc;
+  tunnel_config_of_peer(&t->cfg, c, &pc);
+  return tunnel_pair_load(t, &pc, o, i);
 }
 
-/* Two peers under one key (whatever their salts, their SPIs): refused, as
- * a key of two SAs would be numbered twice from 1. */
+/* Slot p taken by peer c (its path is the state file's; not reachable
+ * until a table names it): its SA pair from its key files and their
+ * fingerprints. */
+static int slot_fill(struct tunnel *t, struct tunnel_peer *p, const struct tunnel_peer_config *c) {
+  atomic_store(&p->cfg, c);
+  snprintf(p->sf.path, sizeof p->sf.path, "%s.peer.%s", t->cfg.state, c->name);
+  struct tunnel_sa *o, *i;
+  int rc = peer_pair(t, c, &o, &i);
+  atomic_store(&p->sf.st_out, o);
+  atomic_store(&p->sf.st_in, i);
+  return rc ? rc : tunnel_fingerprints(&p->sf);
+}
+
+/* Slot p free again (no worker reaches it): its SAs wiped and freed, its
+ * fingerprints and counters zeroed. */
+static void slot_empty(struct tunnel_peer *p) {
+  tunnel_sa_free(atomic_load(&p->sf.st_out));
+  tunnel_sa_free(atomic_load(&p->sf.st_in));
+  pthread_mutex_destroy(&p->sf.lock);
+  gostx_memzero(p, sizeof *p);
+  atomic_store(&p->cfg, NULL);
+  pthread_mutex_init(&p->sf.lock, NULL);
+}
+
+/* Whether a peer's SA pair (a: out, in) shares a key with b's: said in one
+ * line as [peer B]'s fault (pre: "reload refused: " or ""), as a key of two
+ * SAs would be numbered twice from 1. a == b by name: b's new keys are its
+ * keys of now (the same numbers again). */
+static int keys_clash(const struct tunnel *t, const char *pre, const struct tunnel_peer_config *a,
+                      struct tunnel_sa *const ka[2], const struct tunnel_peer_config *b,
+                      struct tunnel_sa *const kb[2]) {
+  for (int x = 0; x < 4; x++)
+    if (!gostx_memeq_ct(ka[x / 2]->esp.key, kb[x % 2]->esp.key, GOSTX_ESP_KEY_LEN)) {
+      if (!strcmp(a->name, b->name))
+        cli_err("%s%s:%u: [peer %s]: its new %s is its %s of now (its numbers would "
+                "start again at 1: nonces reused): give it new key files",
+                pre, t->cfg.path, b->line, b->name, x % 2 ? "key_in" : "key_out",
+                x / 2 ? "key_in" : "key_out");
+      else
+        cli_err("%s%s:%u: [peer %s]: its %s is the key of peer %s's %s: every SA of "
+                "the gateway needs a key of its own",
+                pre, t->cfg.path, b->line, b->name, x % 2 ? "key_in" : "key_out", a->name,
+                x / 2 ? "key_in" : "key_out");
+      return CLI_EXIT_USAGE;
+    }
+  return 0;
+}
+
+/* Slot p's pair, as keys_clash takes it. */
+static void pair_of(struct tunnel_peer *p, struct tunnel_sa *k[2]) {
+  k[0] = atomic_load(&p->sf.st_out);
+  k[1] = atomic_load(&p->sf.st_in);
+}
+
+/* Two peers under one key (whatever their salts, their SPIs): refused. */
 static int keys_shared(const struct tunnel *t) {
-  const struct tunnel_gw *gw = t->gw;
+  struct tunnel_gw *gw = t->gw;
   for (size_t j = 0; j < gw->npeers; j++)
-    for (size_t i = 0; i < j; i++) {
-      const struct tunnel_peer *a = &gw->peers[i], *b = &gw->peers[j];
-      const uint8_t *ka[2] = {a->sf.st_out->esp.key, a->sf.st_in->esp.key},
-                    *kb[2] = {b->sf.st_out->esp.key, b->sf.st_in->esp.key};
-      for (int x = 0; x < 4; x++)
-        if (!gostx_memeq_ct(ka[x / 2], kb[x % 2], GOSTX_ESP_KEY_LEN)) {
-          cli_err("%s:%u: [peer %s]: its %s is the key of peer %s's %s: every SA of the "
-                  "gateway needs a key of its own",
-                  t->cfg.path, b->cfg->line, b->cfg->name, x % 2 ? "key_in" : "key_out",
-                  a->cfg->name, x / 2 ? "key_in" : "key_out");
-          return CLI_EXIT_USAGE;
-        }
+    for (size_t i = 0; i < j && atomic_load(&gw->peers[j].cfg); i++) {
+      struct tunnel_sa *ka[2], *kb[2];
+      if (!atomic_load(&gw->peers[i].cfg)) continue;
+      pair_of(&gw->peers[i], ka);
+      pair_of(&gw->peers[j], kb);
+      if (keys_clash(t, "", atomic_load(&gw->peers[i].cfg), ka, atomic_load(&gw->peers[j].cfg),
+                     kb))
+        return CLI_EXIT_USAGE;
     }
   return 0;
 }
@@ -150,8 +218,10 @@ static size_t user_slots(const struct tunnel_config *cfg) {
 
 int tunnel_gw_prepare(struct tunnel *t) {
   const size_t n = t->cfg.npeers - t->cfg.nsites, nu = t->cfg.nsites + user_slots(&t->cfg);
+  /* a gateway of static peers keeps slots to add more by SIGHUP */
+  const size_t slots = n ? n + TUNNEL_GW_PEERS_SPARE : 0;
   struct tunnel_gw *gw = calloc(1, sizeof *gw);
-  const size_t bytes = ((n + nu) * sizeof *gw->peers + 63) / 64 * 64;
+  const size_t bytes = ((slots + nu) * sizeof *gw->peers + 63) / 64 * 64;
   if (gw) {
     gw->peers = aligned_alloc(64, bytes ? bytes : 64);
     gw->users = calloc(nu ? nu : 1, sizeof *gw->users);
@@ -162,25 +232,27 @@ int tunnel_gw_prepare(struct tunnel *t) {
     cli_err("tunnel: out of memory");
     return CLI_EXIT_FAIL;
   }
-  memset(gw->peers, 0, (n + nu) * sizeof *gw->peers);
+  memset(gw->peers, 0, (slots + nu) * sizeof *gw->peers);
+  for (size_t i = 0; i < slots; i++) pthread_mutex_init(&gw->peers[i].sf.lock, NULL);
   pthread_mutex_init(&gw->lock, NULL);
+  gw->npeers = slots;
   gw->nusers = nu;
   gw->nsites = t->cfg.nsites;
   t->gw = gw;
   int rc = 0;
-  for (size_t i = 0; i < n && !rc; i++) {
-    struct tunnel_peer *p = &gw->peers[i];
-    p->cfg = &t->cfg.peers[i];
-    snprintf(p->sf.path, sizeof p->sf.path, "%s.peer.%s", t->cfg.state, p->cfg->name);
-    pthread_mutex_init(&p->sf.lock, NULL);
-    gw->npeers++;
-    rc = peer_sas(t, p);
-  }
+  for (size_t i = 0; i < n && !rc; i++) rc = slot_fill(t, &gw->peers[i], &t->cfg.peers[i]);
   if (!rc) rc = keys_shared(t);
-  struct tunnel_gw_tab *tab = rc ? NULL : tab_build(t, &t->cfg);
+  struct tunnel_gw_tab *tab = rc ? NULL : tab_build(t, NULL);
   if (!rc && !tab) rc = CLI_EXIT_FAIL;
   atomic_store(&gw->tab, tab);
   return rc;
+}
+
+size_t tunnel_gw_peers(const struct tunnel *t) {
+  size_t n = 0;
+  for (size_t i = 0; t->gw && i < t->gw->npeers; i++)
+    n += atomic_load(&t->gw->peers[i].cfg) != NULL;
+  return n;
 }
 
 void tunnel_gw_free(struct tunnel *t) {
@@ -412,45 +484,270 @@ void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
 
 /* ---- the main thread ---- */
 
-/* Whether a and b are the same peer but for its remote_ts. */
-static int same_peer(const struct tunnel_peer_config *a, const struct tunnel_peer_config *b) {
-  return !strcmp(a->name, b->name) && a->peer_len == b->peer_len &&
-         !memcmp(&a->peer, &b->peer, a->peer_len) && a->transform == b->transform &&
-         a->spi_out == b->spi_out && a->spi_in == b->spi_in && !strcmp(a->key_out, b->key_out) &&
-         !strcmp(a->key_in, b->key_in) && !a->ike == !b->ike &&
-         /* an IKEv2 peer's remote_ts too: its IKE thread reads them */
-         (!a->ike || (!memcmp(a->ike, b->ike, sizeof *a->ike) && a->nts == b->nts &&
-                      !memcmp(a->ts, b->ts, sizeof a->ts)));
+/* What a reload does with each [peer] of the new config. */
+enum { PEER_KEEP, PEER_REKEY, PEER_ADD };
+
+/* Whether a and b key the same SA pair (their address and remote_ts aside). */
+static int same_keys(const struct tunnel_peer_config *a, const struct tunnel_peer_config *b) {
+  return a->transform == b->transform && a->spi_out == b->spi_out && a->spi_in == b->spi_in &&
+         !strcmp(a->key_out, b->key_out) && !strcmp(a->key_in, b->key_in);
+}
+
+/* cfg's settings but the [peer] sections (and what is only where the
+ * reader stood: line numbers, a section's remote_ts) into n, copied byte
+ * for byte (the reader zeroes a config whole: two compare with memcmp). */
+static void settings_of(const struct tunnel_config *cfg, struct tunnel_config *n) {
+  memcpy(n, cfg, sizeof *n);
+  n->peers = NULL;
+  n->npeers = 0;
+  n->pool = NULL;
+  memset(n->ts, 0, sizeof n->ts);
+  n->nts = 0;
+  n->pool_line = 0;
+  for (size_t i = 0; i < TUNNEL_POOL_PSKS; i++) n->user_addr[i].line = 0;
+}
+
+/* Whether a and b differ only in their [peer] sections. */
+static int same_settings(const struct tunnel_config *a, const struct tunnel_config *b) {
+  static struct tunnel_config x, y; /* big; the main thread only */
+  settings_of(a, &x);
+  settings_of(b, &y);
+  if (memcmp(&x, &y, sizeof x) || !a->pool != !b->pool) return 0;
+  if (!a->pool) return 1;
+  settings_of(a->pool, &x);
+  settings_of(b->pool, &y);
+  return !memcmp(&x, &y, sizeof x);
+}
+
+/* A reload's plan (gw->lock held): for each peer of the new config, its
+ * slot, what is done, and its new SA pair (PEER_REKEY: staged here;
+ * PEER_ADD: in its slot already). */
+struct reload_plan {
+  size_t *slot;
+  int *kind;
+  struct tunnel_sa **next; /* [2 * j]: out, [2 * j + 1]: in (PEER_REKEY) */
+  struct tunnel_sa **in_of; /* per slot: the inbound SA the new table links */
+  unsigned char *kept;      /* per slot: a peer of the new config's */
+};
+
+/* The slot of the peer named name, or npeers. */
+static size_t slot_named(const struct tunnel_gw *gw, const char *name) {
+  for (size_t i = 0; i < gw->npeers; i++) {
+    const struct tunnel_peer_config *c = atomic_load(&gw->peers[i].cfg);
+    if (c && !strcmp(c->name, name)) return i;
+  }
+  return gw->npeers;
+}
+
+/* Whether spi is a remote user's inbound SPI now (a static peer's new
+ * spi_in must not be one; the config reader checked the static ones). */
+static int spi_of_user(const struct tunnel_gw *gw, uint32_t spi) {
+  const struct tunnel_gw_tab *tab = atomic_load(&gw->tab);
+  for (size_t i = 0; i < tab->nspi; i++)
+    if (tab->by_spi[i].spi == spi && tab->by_spi[i].peer >= gw->npeers) return 1;
+  return 0;
+}
+
+/* Each new peer's slot and kind, the added ones' slots filled and their
+ * state files read, the changed ones' pairs staged, every new key checked
+ * against the keys in use and the other new ones: 0, or nonzero after one
+ * line (undo_plan then frees what was made). */
+static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct reload_plan *pl) {
+  struct tunnel_gw *gw = t->gw;
+  const char *pre = "tunnel: reload refused: ";
+  size_t free_slot = 0;
+  for (size_t j = 0; j < next->npeers; j++) {
+    const struct tunnel_peer_config *c = &next->peers[j];
+    size_t i = slot_named(gw, c->name);
+    pl->kind[j] = i == gw->npeers ? PEER_ADD : same_keys(atomic_load(&gw->peers[i].cfg), c)
+                                                   ? PEER_KEEP : PEER_REKEY;
+    if (pl->kind[j] == PEER_ADD) {
+      while (free_slot < gw->npeers && (atomic_load(&gw->peers[free_slot].cfg) ||
+                                        atomic_load(&gw->peers[free_slot].sf.st_out)))
+        free_slot++;
+      if (free_slot == gw->npeers) {
+        cli_err("%s%s:%u: [peer %s]: no free slot (a gateway takes up to %d peers "
+                "more than it started with: a restart makes room)",
+                pre, t->cfg.path, c->line, c->name, TUNNEL_GW_PEERS_SPARE);
+        return CLI_EXIT_USAGE;
+      }
+      i = free_slot;
+    }
+    pl->slot[j] = i;
+    pl->kept[i] = 1;
+    if (pl->kind[j] != PEER_KEEP && spi_of_user(gw, c->spi_in)) {
+      cli_err("%s%s:%u: [peer %s]: spi_in 0x%08x is a remote user's now", pre,
+              t->cfg.path, c->line, c->name, (unsigned)c->spi_in);
+      return CLI_EXIT_USAGE;
+    }
+    int rc = pl->kind[j] == PEER_ADD ? slot_fill(t, &gw->peers[i], c)
+             : pl->kind[j] == PEER_REKEY ? peer_pair(t, c, &pl->next[2 * j], &pl->next[2 * j + 1])
+                                         : 0;
+    if (rc) return rc;
+    if (pl->kind[j] == PEER_REKEY) pl->in_of[i] = pl->next[2 * j + 1];
+  }
+  /* every new pair against each pair in use (a removed peer's too: its
+   * keys must not start again at 1 under another name) and the new ones
+   * before it */
+  for (size_t j = 0; j < next->npeers; j++) {
+    if (pl->kind[j] == PEER_KEEP) continue;
+    struct tunnel_sa *kb[2], *ka[2];
+    const struct tunnel_peer_config *b = &next->peers[j];
+    if (pl->kind[j] == PEER_ADD) pair_of(&gw->peers[pl->slot[j]], kb);
+    else kb[0] = pl->next[2 * j], kb[1] = pl->next[2 * j + 1];
+    for (size_t i = 0; i < gw->npeers; i++) {
+      const struct tunnel_peer_config *a = atomic_load(&gw->peers[i].cfg);
+      if (!a || a == b) continue; /* free, or b itself (added) */
+      pair_of(&gw->peers[i], ka);
+      if (keys_clash(t, pre, a, ka, b, kb)) return CLI_EXIT_USAGE;
+    }
+    for (size_t k = 0; k < j; k++)
+      if (pl->kind[k] == PEER_REKEY &&
+          keys_clash(t, pre, &next->peers[k], pl->next + 2 * k, b, kb))
+        return CLI_EXIT_USAGE;
+  }
+  for (size_t j = 0; j < next->npeers; j++)
+    if (pl->kind[j] == PEER_ADD) {
+      int rc = tunnel_state_add(t, &gw->peers[pl->slot[j]].sf);
+      if (rc) return rc;
+    }
+  return 0;
+}
+
+/* The staged pairs freed (PEER_REKEY: the new ones unused, or after the
+ * swap the old ones). */
+static void free_staged(const struct tunnel_config *next, struct reload_plan *pl) {
+  for (size_t j = 0; j < 2 * next->npeers; j++) {
+    tunnel_sa_free(pl->next[j]);
+    pl->next[j] = NULL;
+  }
+}
+
+/* What make_plan made, freed: the added peers' slots emptied (no table
+ * names them), the staged pairs. */
+static void undo_plan(struct tunnel *t, const struct tunnel_config *next, struct reload_plan *pl) {
+  for (size_t j = 0; j < next->npeers; j++)
+    if (pl->kind[j] == PEER_ADD && pl->slot[j] < t->gw->npeers)
+      slot_empty(&t->gw->peers[pl->slot[j]]);
+  free_staged(next, pl);
+}
+
+/* The plan carried out: each kept or changed slot pointed at its new
+ * entry, the new tables built (the changed peers' new inbound SAs in them),
+ * the changed peers' state files moved to their new keys and their SAs
+ * switched, the tables swapped in; after the grace period (no worker
+ * reaches the old tables, entries or SAs), the changed peers' old SAs and
+ * the removed peers' slots freed (their exact numbers written first), and
+ * next's entries made t->cfg's. 0, or -1 (no memory: nothing changed). */
+static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload_plan *pl,
+                     size_t counts[4]) {
+  struct tunnel_gw *gw = t->gw;
+  const struct tunnel_peer_config **was = calloc(gw->npeers ? gw->npeers : 1, sizeof *was);
+  if (!was) return -1;
+  for (size_t i = 0; i < gw->npeers; i++) was[i] = atomic_load(&gw->peers[i].cfg);
+  for (size_t j = 0; j < next->npeers; j++)
+    atomic_store(&gw->peers[pl->slot[j]].cfg, &next->peers[j]);
+  const struct tab_edit ed = {pl->in_of, pl->kept};
+  struct tunnel_gw_tab *tab = tab_build(t, &ed);
+  if (!tab) {
+    for (size_t i = 0; i < gw->npeers; i++) atomic_store(&gw->peers[i].cfg, was[i]);
+    free(was);
+    return -1;
+  }
+  for (size_t j = 0; j < next->npeers; j++) {
+    struct tunnel_peer *p = &gw->peers[pl->slot[j]];
+    if (pl->kind[j] != PEER_REKEY) continue;
+    struct tunnel_sa *o = atomic_load(&p->sf.st_out), *i = atomic_load(&p->sf.st_in);
+    /* the new keys' file, then their SAs (the state's lock: the workers
+     * reserve under the pair they sealed or opened with) */
+    if (tunnel_state_rekey(&p->sf, pl->next[2 * j], pl->next[2 * j + 1])) {
+      /* its file cannot be written (the line said why): the old pair
+       * keeps sealing and numbering, and its inbound SA goes into the
+       * table in place of the new one (a disk error: the rest goes on) */
+      struct tunnel_peer_config *c = &next->peers[j];
+      const struct tunnel_peer_config *w = was[pl->slot[j]];
+      c->transform = w->transform;
+      c->spi_out = w->spi_out;
+      c->spi_in = w->spi_in;
+      memcpy(c->key_out, w->key_out, sizeof c->key_out);
+      memcpy(c->key_in, w->key_in, sizeof c->key_in);
+      for (size_t k = 0; k < tab->nspi; k++)
+        if (tab->by_spi[k].sa == pl->next[2 * j + 1])
+          tab->by_spi[k] = (struct tunnel_peer_spi){c->spi_in, (uint32_t)pl->slot[j], i};
+      qsort(tab->by_spi, tab->nspi, sizeof *tab->by_spi, by_spi_cmp);
+      pl->kind[j] = PEER_KEEP;
+      fprintf(stderr, "gostx tunnel: reload: [peer %s] keeps its keys of before\n", c->name);
+      continue;
+    }
+    /* the old pair, freed after the swap below */
+    pl->next[2 * j] = o;
+    pl->next[2 * j + 1] = i;
+  }
+  swap_in(t, tab);
+  memset(counts, 0, 4 * sizeof *counts);
+  for (size_t j = 0; j < next->npeers; j++) {
+    const struct tunnel_peer_config *w = was[pl->slot[j]];
+    counts[pl->kind[j]]++;
+    if (pl->kind[j] == PEER_KEEP && (w->peer_len != next->peers[j].peer_len ||
+                                     memcmp(&w->peer, &next->peers[j].peer, w->peer_len)))
+      counts[3]++; /* moved */
+  }
+  for (size_t i = 0; i < gw->npeers; i++)
+    if (was[i] && !pl->kept[i]) { /* removed: its exact numbers, as at a stop */
+      tunnel_state_stop(&gw->peers[i].sf);
+      slot_empty(&gw->peers[i]);
+    }
+  free(was);
+  free_staged(next, pl); /* the changed peers' old pairs */
+  struct tunnel_peer_config *old = t->cfg.peers;
+  const size_t nold = t->cfg.npeers;
+  t->cfg.peers = next->peers;
+  t->cfg.npeers = next->npeers;
+  next->peers = old;
+  next->npeers = nold;
+  return 0;
 }
 
 void tunnel_gw_reload(struct tunnel *t) {
   static struct tunnel_config next; /* big; the main thread only */
+  struct tunnel_gw *gw = t->gw;
+  tunnel_ra_reload_crls(t); /* the files of the running config's crl lines */
   if (tunnel_config_read(t->cfg.path, &next)) return;
-  struct tunnel_config a = t->cfg, b = next;
-  a.peers = b.peers = NULL;
-  a.pool = b.pool = NULL;
-  int same = a.npeers == b.npeers && !memcmp(&a, &b, sizeof a) && !t->cfg.pool == !next.pool &&
-             (!next.pool || !memcmp(t->cfg.pool, next.pool, sizeof *next.pool));
-  for (size_t i = 0; same && i < next.npeers; i++)
-    same = same_peer(&t->cfg.peers[i], &next.peers[i]);
-  if (!same) {
-    cli_err("tunnel: reload refused: %s changed more than the peers' remote_ts (a gateway's "
-            "peers, their keys and its other settings take a restart for now)",
+  if (t->cfg.nsites || next.nsites) { /* their IKE thread reads their sections */
+    cli_err("tunnel: reload refused: a gateway with IKEv2 [peer] sections takes a restart "
+            "for its [peer] changes (its CRLs were read again)");
+    tunnel_config_free(&next);
+    return;
+  }
+  if (!same_settings(&t->cfg, &next)) {
+    cli_err("tunnel: reload refused: %s changed more than its [peer] sections (a gateway's "
+            "other settings and its [pool] take a restart)",
             t->cfg.path);
     tunnel_config_free(&next);
     return;
   }
-  pthread_mutex_lock(&t->gw->lock);
-  /* the new table whole, then the old one freed once no worker holds it */
-  if (!publish(t, &next)) {
-    for (size_t i = 0; i < next.npeers; i++) { /* for --status and the next reload */
-      memcpy(t->cfg.peers[i].ts, next.peers[i].ts, sizeof next.peers[i].ts);
-      t->cfg.peers[i].nts = next.peers[i].nts;
-      t->cfg.peers[i].ts_line = next.peers[i].ts_line;
-    }
-    fprintf(stderr, "gostx tunnel: reload: the routes of %zu peers anew\n", next.npeers);
+  const size_t n = next.npeers;
+  struct reload_plan pl = {
+      calloc(n ? n : 1, sizeof *pl.slot), calloc(n ? n : 1, sizeof *pl.kind),
+      calloc(2 * n + 1, sizeof *pl.next), calloc(gw->npeers + 1, sizeof *pl.in_of),
+      calloc(gw->npeers + 1, 1)};
+  size_t counts[4], before = tunnel_gw_peers(t);
+  pthread_mutex_lock(&gw->lock);
+  int rc = !pl.slot || !pl.kind || !pl.next || !pl.in_of || !pl.kept ? -1 : 0;
+  if (rc) cli_err("tunnel: reload refused: out of memory");
+  for (size_t j = 0; !rc && j < n; j++) pl.slot[j] = gw->npeers; /* none yet */
+  if (!rc && (rc = make_plan(t, &next, &pl))) undo_plan(t, &next, &pl);
+  if (!rc && (rc = carry_out(t, &next, &pl, counts))) {
+    cli_err("tunnel: reload refused: out of memory");
+    undo_plan(t, &next, &pl);
   }
-  pthread_mutex_unlock(&t->gw->lock);
+  pthread_mutex_unlock(&gw->lock);
+  if (!rc)
+    fprintf(stderr,
+            "gostx tunnel: reload: %zu peers (%zu added, %zu with new keys, %zu moved, %zu "
+            "removed), their routes anew\n",
+            n, counts[PEER_ADD], counts[PEER_REKEY], counts[3], before - (n - counts[PEER_ADD]));
+  free(pl.slot), free(pl.kind), free(pl.next), free(pl.in_of), free(pl.kept);
   tunnel_config_free(&next);
 }
 
@@ -474,7 +771,7 @@ int tunnel_gw_user_add_in(struct tunnel *t, size_t u, struct tunnel_sa *sa) {
   int rc = k < TUNNEL_SA_IN_MAX && !spi_taken(gw, sa->esp.spi) ? 0 : -1;
   if (!rc) {
     us->in[k] = sa;
-    if (publish(t, &t->cfg)) us->in[k] = NULL, rc = -1;
+    if (publish(t)) us->in[k] = NULL, rc = -1;
   }
   pthread_mutex_unlock(&gw->lock);
   return rc;
@@ -487,7 +784,7 @@ void tunnel_gw_user_switch(struct tunnel *t, size_t u, struct tunnel_sa *out) {
   struct tunnel_sa *old = us->out;
   us->out = out;
   if (old && out) us->rekeys++;
-  if (publish(t, &t->cfg)) { /* no memory for the tables: the old SA stays reachable */
+  if (publish(t)) { /* no memory for the tables: the old SA stays reachable */
     us->out = old;
     old = out;
   }
@@ -504,7 +801,7 @@ int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi) {
     if (us->in[k] && us->in[k]->esp.spi == spi) {
       sa = us->in[k];
       us->in[k] = NULL;
-      if (publish(t, &t->cfg)) us->in[k] = sa, sa = NULL;
+      if (publish(t)) us->in[k] = sa, sa = NULL;
     }
   pthread_mutex_unlock(&gw->lock);
   tunnel_sa_free(sa);
@@ -517,7 +814,7 @@ void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_sto
   us->to = *to;
   /* the tables anew only when the workers send to it (an IKE_SA_INIT's
    * new slot waits for its first SA: a flood of them costs no grace) */
-  if (us->out) (void)publish(t, &t->cfg);
+  if (us->out) (void)publish(t);
   pthread_mutex_unlock(&t->gw->lock);
 }
 
@@ -528,7 +825,7 @@ void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const c
   us->has_ip = 1;
   memcpy(us->ip, ip, 4);
   snprintf(us->id, sizeof us->id, "%s", id);
-  (void)publish(t, &t->cfg);
+  (void)publish(t);
   pthread_mutex_unlock(&t->gw->lock);
 }
 
@@ -539,7 +836,7 @@ void tunnel_gw_user_clear(struct tunnel *t, size_t u) {
   memset(&gw->users[u], 0, sizeof gw->users[u]);
   const int site = u < gw->nsites; /* the same peer when it comes back: its counts go on */
   if (site) gw->users[u].rekeys = old.rekeys;
-  if (publish(t, &t->cfg)) { /* still reachable: kept, unused */
+  if (publish(t)) { /* still reachable: kept, unused */
     memset(&old, 0, sizeof old);
   }
   struct tunnel_peer *p = &gw->peers[gw->npeers + u];
@@ -597,14 +894,16 @@ void tunnel_gw_status(struct tunnel *t, FILE *f) {
   }
   for (size_t i = 0; t->gw && i < t->gw->npeers; i++) {
     struct tunnel_peer *p = &t->gw->peers[i];
-    fprintf(f, "peer %s %s spi_out 0x%08x spi_in 0x%08x", p->cfg->name, p->cfg->peer_s,
-            (unsigned)p->cfg->spi_out, (unsigned)p->cfg->spi_in);
+    const struct tunnel_peer_config *c = atomic_load(&p->cfg);
+    if (!c) continue; /* a free slot */
+    fprintf(f, "peer %s %s spi_out 0x%08x spi_in 0x%08x", c->name, c->peer_s,
+            (unsigned)c->spi_out, (unsigned)c->spi_in);
     peer_counters(p, f);
     fputc('\n', f);
   }
   for (size_t u = 0; t->gw && u < t->gw->nusers; u++) {
     struct tunnel_gw *gw = t->gw;
-    const struct tunnel_peer_config *site = u < gw->nsites ? &t->cfg.peers[gw->npeers + u] : NULL;
+    const struct tunnel_peer_config *site = u < gw->nsites ? tunnel_site_cfg(&t->cfg, u) : NULL;
     pthread_mutex_lock(&gw->lock);
     const struct tunnel_gw_user *us = &gw->users[u];
     if (site || (us->used && us->has_ip)) { /* a site's always, down or up */

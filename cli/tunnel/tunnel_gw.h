@@ -17,15 +17,22 @@
  * SPI index, the users' outbound SAs and addresses) are built anew on
  * every change (a reload, a user's Child SA added, switched, retired, its
  * address moved), swapped in whole, and the old ones freed after
- * tunnel_sa_grace, with the SAs they alone held. The static peers are
- * fixed while the gateway runs. */
+ * tunnel_sa_grace, with the SAs they alone held. The static peers have
+ * slots of their own (those of the config at the start and
+ * TUNNEL_GW_PEERS_SPARE more): a SIGHUP fills a free slot before the
+ * tables that reach it are swapped in, and empties a removed peer's only
+ * after the swap's grace period, when no worker can reach it. */
 #ifndef GOSTX_CLI_TUNNEL_GW_H
 #define GOSTX_CLI_TUNNEL_GW_H
 
 #include "tunnel.h"
 
+#define TUNNEL_GW_PEERS_SPARE 64 /* static peers a SIGHUP may add beyond the start's */
+
 struct tunnel_peer {
-  const struct tunnel_peer_config *cfg; /* t->cfg.peers[its index] */
+  /* its entry of t->cfg.peers (NULL: a free slot, or a remote user's):
+   * repointed by a SIGHUP (a new address), read by the workers */
+  _Atomic(const struct tunnel_peer_config *) cfg;
   struct tunnel_state sf;               /* its SA pair and state file */
   /* what it carried and what of it was dropped (each worker adds once a
    * burst); last_seen: the wall-clock second of its last packet accepted */
@@ -62,10 +69,10 @@ struct tunnel_gw_user {
 };
 
 struct tunnel_gw {
-  size_t npeers; /* static */
+  size_t npeers; /* the static peers' slots, used or free (fixed) */
   /* IKE's slots: peers[npeers + i]; the first nsites the IKEv2 peers'
-   * (t->cfg.peers[npeers + i], routed by their remote_ts), then the
-   * [pool]'s remote users' */
+   * (tunnel_site_cfg, routed by their remote_ts), then the [pool]'s
+   * remote users' */
   size_t nusers, nsites;
   struct tunnel_peer *peers;
   struct tunnel_gw_user *users;
@@ -103,10 +110,13 @@ void tunnel_gw_free(struct tunnel *t);
  * gostx_esp_open_mixed). */
 void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n);
 void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n);
-/* SIGHUP (main thread): the config read again; new remote_ts of the same
- * peers become the new table. Anything else changed is refused (one line:
- * a restart takes it). */
+/* SIGHUP (main thread): the config read again; its [peer] sections added,
+ * changed (new keys, address, remote_ts) and removed, swapped in with
+ * new tables at once; the other peers untouched. A config that cannot be
+ * taken whole is refused in one line, the running peers kept. */
 void tunnel_gw_reload(struct tunnel *t);
+/* The static peers in use (of the npeers slots). */
+size_t tunnel_gw_peers(const struct tunnel *t);
 /* One "peer NAME ADDRESS key value ..." line per peer into f (a remote
  * user's: NAME the pool's and its slot, its ID last: "id TEXT"); with a
  * [pool], "remote_users N" (connected) and "remote_user_slots N" first. */

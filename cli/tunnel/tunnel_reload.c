@@ -33,10 +33,8 @@ static int only_keys_differ(const struct tunnel_config *cur, const struct tunnel
   return !memcmp(&c, next, sizeof c); /* both zeroed whole by tunnel_config_read */
 }
 
-/* The new pair of cfg's key files: 0 with *out and *in, or CLI_EXIT_* after
- * one line. */
-static int new_pair(struct tunnel *t, const struct tunnel_config *cfg, struct tunnel_sa **out,
-                    struct tunnel_sa **in) {
+int tunnel_pair_load(struct tunnel *t, const struct tunnel_config *cfg, struct tunnel_sa **out,
+                     struct tunnel_sa **in) {
   gostx_esp_sa o = {0}, i = {0};
   int rc = tunnel_load_keys(cfg, &o, &i);
   *out = rc ? NULL : tunnel_sa_from_esp(&o, TUNNEL_SA_OUT, t->cfg.threads);
@@ -44,12 +42,13 @@ static int new_pair(struct tunnel *t, const struct tunnel_config *cfg, struct tu
   gostx_esp_sa_clear(&o);
   gostx_esp_sa_clear(&i);
   if (!rc && (!*out || !*in)) {
-    cli_err("tunnel: reload: out of memory");
+    cli_err("tunnel: out of memory");
     rc = CLI_EXIT_FAIL;
   }
   if (rc) {
     tunnel_sa_free(*out);
     tunnel_sa_free(*in);
+    *out = *in = NULL;
   }
   return rc;
 }
@@ -84,7 +83,7 @@ void tunnel_reload(struct tunnel *t) {
     tunnel_ike_reload_crls(t);
     return;
   }
-  if (read_next(t, &next) || new_pair(t, &next, &out, &in)) return;
+  if (read_next(t, &next) || tunnel_pair_load(t, &next, &out, &in)) return;
   uint32_t old_spi_in = t->cfg.spi_in;
   if (tunnel_state_rekey(&t->sf, out, in)) {
     tunnel_sa_free(out);

@@ -197,14 +197,17 @@ static struct tunnel_state *state_at(struct tunnel *t, size_t i) {
 
 /* One state file read into sf and checked against its keys. A gateway's
  * --new-keys is for the peers whose files are missing or of other keys (a
- * peer added): the others' files of these keys are taken as they are. */
-static int state_load_one(struct tunnel *t, struct tunnel_state *sf, int run) {
+ * peer added): the others' files of these keys are taken as they are. A
+ * peer added by a SIGHUP (added) starts at 1 without a file, and a file of
+ * other keys is refused: SIGHUP has no --new-keys to say they are new. */
+static int state_load_one(struct tunnel *t, struct tunnel_state *sf, int run, int added) {
   const char *path = sf->path;
+  const int new_keys = t->new_keys && !added;
   struct state_file st;
   if (state_read(path, &st)) return CLI_EXIT_FAIL;
   uint64_t out = 0, in = 0;
   if (!st.present) {
-    if (!t->new_keys) {
+    if (!new_keys && !added) {
       cli_err("%s: no state file: if key_out and key_in are new (never used by a tunnel), "
               "start once with --new-keys; if they were used, their state is lost: make new "
               "keys (these would reuse nonces)",
@@ -215,7 +218,7 @@ static int state_load_one(struct tunnel *t, struct tunnel_state *sf, int run) {
     /* no fingerprints yet: taken as these keys' (a higher outbound number
      * than needed costs nothing). With --new-keys whose it is cannot be
      * told: keys kept over an upgrade restarted at 1 would reuse nonces */
-    if (t->new_keys) {
+    if (new_keys) {
       cli_err("%s: written by an older gostx (no key fingerprints): with --new-keys it "
               "cannot tell whether these keys are new: if they are, move %s (and %s.in) "
               "away first; if they were used, start without --new-keys",
@@ -227,19 +230,21 @@ static int state_load_one(struct tunnel *t, struct tunnel_state *sf, int run) {
   } else {
     int same_out = !gostx_memeq_ct(st.fp_out, sf->fp_out, TUNNEL_FP_LEN);
     int same_in = !gostx_memeq_ct(st.fp_in, sf->fp_in, TUNNEL_FP_LEN);
-    if (same_out && same_in && t->new_keys && !t->gw) {
+    if (same_out && same_in && new_keys && !t->gw) {
       cli_err("%s: holds the state of these very keys (outbound numbers used up to %llu): "
               "they are not new; start without --new-keys",
               path, (unsigned long long)st.out);
       return CLI_EXIT_FAIL;
     }
-    if (!(same_out && same_in) && !t->new_keys) {
+    if (!(same_out && same_in) && !new_keys) {
       const char *which = !same_out && !same_in ? "key_out and key_in" : !same_out ? "key_out"
                                                                                   : "key_in";
-      cli_err("%s: the state of other keys (%s differ%s): if %s %s new, start once with "
-              "--new-keys; if the file is another tunnel's, give this tunnel its own",
-              path, which, same_out || same_in ? "s" : "", which,
-              same_out || same_in ? "is" : "are");
+      cli_err("%s%s: the state of other keys (%s differ%s): if %s %s new, %s; if the file is "
+              "another tunnel's, give this tunnel its own",
+              added ? "tunnel: reload refused: " : "", path, which, same_out || same_in ? "s" : "",
+              which, same_out || same_in ? "is" : "are",
+              added ? "move the file away (a peer added without one starts at 1)"
+                    : "start once with --new-keys");
       return CLI_EXIT_FAIL;
     }
     out = same_out ? st.out : 0;
@@ -292,8 +297,26 @@ int tunnel_state_load(struct tunnel *t, int run) {
     return 0;
   }
   for (size_t i = 0; i < state_count(t); i++) {
-    int rc = state_load_one(t, state_at(t, i), run);
+    if (!state_at(t, i)->st_out) continue; /* a gateway's free slot */
+    int rc = state_load_one(t, state_at(t, i), run, 0);
     if (rc) return rc;
+  }
+  return 0;
+}
+
+/* The first step reserved now: a disk that cannot take it shows at once. */
+static int state_begin_one(struct tunnel_state *sf) {
+  uint64_t out = atomic_load(&sf->st_out->seq_used);
+  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, sf->st_out->esp.limit);
+  if (state_write(sf, reserve, atomic_load(&sf->in_saved)) < 0) {
+    cli_err("%s: %s", sf->path, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  atomic_store(&sf->seq_saved, reserve);
+  if (sf->legacy) {
+    char path[sizeof sf->path + 8];
+    snprintf(path, sizeof path, "%s.in", sf->path);
+    unlink(path); /* now in the state file */
   }
   return 0;
 }
@@ -301,22 +324,26 @@ int tunnel_state_load(struct tunnel *t, int run) {
 int tunnel_state_begin(struct tunnel *t) {
   if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return 0;
   for (size_t i = 0; i < state_count(t); i++) {
-    struct tunnel_state *sf = state_at(t, i);
-    /* the first step reserved now: a disk that cannot take it shows at start */
-    uint64_t out = atomic_load(&sf->st_out->seq_used);
-    uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, sf->st_out->esp.limit);
-    if (state_write(sf, reserve, atomic_load(&sf->in_saved)) < 0) {
-      cli_err("%s: %s", sf->path, strerror(errno));
-      return CLI_EXIT_FAIL;
-    }
-    atomic_store(&sf->seq_saved, reserve);
-    if (sf->legacy) {
-      char path[sizeof sf->path + 8];
-      snprintf(path, sizeof path, "%s.in", sf->path);
-      unlink(path); /* now in the state file */
-    }
+    if (!state_at(t, i)->st_out) continue; /* a gateway's free slot */
+    int rc = state_begin_one(state_at(t, i));
+    if (rc) return rc;
   }
   return 0;
+}
+
+/* gostx until 2026-11-27 put the ESN itself in the IV, now ESN - 1 (RFC
+ * 9227 4.8: pnum starts at 0). The first number after the state file's is
+ * skipped at every start: the next number's IV is now the IV an older gostx
+ * gave the file's last number, which may have been sent under these keys. */
+void tunnel_state_skip_one(struct tunnel_state *sf) {
+  const uint64_t used = atomic_load(&sf->st_out->seq_used);
+  if (used < sf->st_out->esp.limit) atomic_store(&sf->st_out->seq_used, used + 1);
+}
+
+int tunnel_state_add(struct tunnel *t, struct tunnel_state *sf) {
+  int rc = state_load_one(t, sf, 1, 1);
+  if (!rc) tunnel_state_skip_one(sf);
+  return rc ? rc : state_begin_one(sf);
 }
 
 int tunnel_state_running(const struct tunnel_config *cfg) {
@@ -419,19 +446,20 @@ void tunnel_state_tick(struct tunnel *t) {
   for (size_t i = 0; i < state_count(t); i++) state_tick_one(state_at(t, i));
 }
 
-void tunnel_state_close(struct tunnel *t) {
-  for (size_t i = 0; i < state_count(t); i++) {
-    struct tunnel_state *sf = state_at(t, i);
-    if (!sf->st_out || !sf->st_in) continue;
-    /* the workers have stopped: the exact numbers used and accepted */
-    pthread_mutex_lock(&sf->lock);
-    uint64_t used = atomic_load(&sf->st_out->seq_used), top = sf->st_in->replay.top;
-    if (state_write(sf, used, top) == 0) {
-      atomic_store(&sf->seq_saved, used);
-      atomic_store(&sf->in_saved, top);
-    }
-    pthread_mutex_unlock(&sf->lock);
+void tunnel_state_stop(struct tunnel_state *sf) {
+  if (!sf->st_out || !sf->st_in) return;
+  /* no worker reaches it: the exact numbers used and accepted */
+  pthread_mutex_lock(&sf->lock);
+  uint64_t used = atomic_load(&sf->st_out->seq_used), top = sf->st_in->replay.top;
+  if (state_write(sf, used, top) == 0) {
+    atomic_store(&sf->seq_saved, used);
+    atomic_store(&sf->in_saved, top);
   }
+  pthread_mutex_unlock(&sf->lock);
+}
+
+void tunnel_state_close(struct tunnel *t) {
+  for (size_t i = 0; i < state_count(t); i++) tunnel_state_stop(state_at(t, i));
 }
 
 /* Whether fp is one of the current pair's fingerprints. */

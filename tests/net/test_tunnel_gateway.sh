@@ -12,8 +12,15 @@
 # 3. a packet to an inner address no peer owns: dropped and counted
 #    (tx_noroute), never sent;
 # 4. --status lists the three peers, --status --json the same as JSON;
-# 5. SIGHUP with new remote_ts: the new table in use at once; a reload
-#    that changes more (a key) refused, the table left as it was;
+# 5. SIGHUP with new remote_ts: the new table in use at once; a config
+#    that cannot be taken whole refused in one line, every peer going on;
+#    SIGHUP removing site 3 while site 1 pings every 50 ms: site 1 loses
+#    nothing, site 3's packets are dropped and counted both ways, its state
+#    file holds its exact numbers; SIGHUP adding site 3 back (its numbers
+#    go on), giving site 2 new keys and SPIs and adding site 4: each pings
+#    both ways, site 1 again losing nothing (a state file of other keys
+#    where site 4's goes refused first, whole); site 4 moved to another port
+#    and SIGHUP with its new address alone: its pings pass again;
 # 6. the gateway stopped and started again (no --new-keys: each peer's
 #    state file, STATE.peer.NAME, holds its numbers): every site's pings
 #    pass again, and the outbound numbers went on above the old ones.
@@ -93,8 +100,9 @@ gateway_start() {
   done
   kill -0 $PID_gw 2>/dev/null || { bad "gateway did not start: $(tail -3 "$T/gw.log")"; return 1; }
   ip -n $NA addr add 10.99.0.1/32 dev gxwg0
+  ip -n $NA addr add 10.99.4.1/32 dev gxwg0
   ip -n $NA link set gxwg0 up
-  for i in 1 2 3 9; do ip -n $NA route add 10.$i.0.0/16 dev gxwg0 src 10.99.0.1; done
+  for i in 1 2 3 4 9; do ip -n $NA route add 10.$i.0.0/16 dev gxwg0 src 10.99.0.1; done
   v6_on $NA gxwg0 fd00:99::1 fd00:3::/48
 }
 # v6_on NS DEV ADDR PREFIX: IPv6 on a TUN device (no router solicitations,
@@ -195,20 +203,137 @@ reloaded() { # N: the gateway's log has N reload lines
 cp "$gw_conf" "$T/gw.conf.orig"
 sed -i 's|^remote_ts = 10.3.0.0/16|remote_ts = 10.3.0.0/16, 10.9.0.0/16|' "$gw_conf"
 kill -HUP $PID_gw
-reloaded 1 && grep -q 'reload: the routes of 3 peers anew' "$T/gw.log" && ok "reload: new routes" ||
+reloaded 1 && grep -q 'reload: 3 peers (0 added, 0 with new keys, 0 moved, 0 removed)' "$T/gw.log" &&
+  ok "reload: new routes" ||
   bad "reload: $(tail -2 "$T/gw.log")"
-sed "s|^key_out = $T/g2s1.key|key_out = $T/g2s2.key|" "$gw_conf" >"$T/gw.conf.keys"
+# a config that cannot be taken whole (s3 removed, and s1's key_out
+# changed alone: its key_in would be numbered from 1 again) refused in one
+# line; every peer goes on (s3 too)
 cp "$gw_conf" "$T/gw.conf.routes"
-cp "$T/gw.conf.keys" "$gw_conf"
+drop_s3() { awk '/^\[peer s3\]/ {skip = 1} /^\[peer s[124]\]/ {skip = 0} !skip' "$1"; }
+head -c 32 /dev/urandom >"$T/g2s1b.key"
+chmod 600 "$T/g2s1b.key"
+drop_s3 "$T/gw.conf.routes" | sed "s|^key_out = $T/g2s1.key|key_out = $T/g2s1b.key|" >"$gw_conf"
 kill -HUP $PID_gw
-reloaded 2 && grep -q 'reload refused: .* changed more than the peers. remote_ts' "$T/gw.log" &&
-  ok "reload of a key refused" || bad "reload of a key: $(tail -2 "$T/gw.log")"
+reloaded 2 && grep -q 'reload refused: .*\[peer s1\]: its new key_in is its key_in of now' "$T/gw.log" &&
+  [ "$(grep -c 'reload' "$T/gw.log")" = 2 ] && ok "a bad config refused in one line" ||
+  bad "a bad config: $(tail -2 "$T/gw.log")"
 cp "$T/gw.conf.routes" "$gw_conf"
 ip netns exec $NA ping -q -c 2 -i 0.2 -W $(bound 1) 10.9.0.1 >/dev/null 2>&1
 status_fresh gw
 st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
 [ "$(peer_value "$st" s3 tx_packets)" = $((tx3 + 2)) ] && ok "after the reload 10.9.0.1 is site 3's" ||
   bad "after the reload: s3 tx_packets $(peer_value "$st" s3 tx_packets) (was $tx3)"
+
+# 5b. SIGHUP removes s3 while site 1 pings on (50 ms apart): site 1 loses
+# nothing; s3's packets both ways dropped (counted: tx_noroute, rx_spi, in
+# the status below), its exact numbers in its state file, as at a stop
+ping_on() { # N: site 1's N pings to the gateway's host in the background
+  ip netns exec $NB ping -q -c $1 -i 0.05 -w $(bound 5) -I 10.1.0.1 10.99.0.1 >"$T/ping1" 2>&1 &
+  ping1=$! n1=$1
+}
+lost_none() { # WHILE
+  wait $ping1
+  grep -q " $n1 received, 0% packet loss" "$T/ping1" && ok "site 1 lost nothing while $1" ||
+    bad "site 1's pings while $1: $(grep received "$T/ping1")"
+}
+ping_on 30
+reserved3=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
+drop_s3 "$T/gw.conf.routes" >"$gw_conf"
+kill -HUP $PID_gw
+reloaded 3 && grep -q 'reload: 2 peers (0 added, 0 with new keys, 0 moved, 1 removed)' "$T/gw.log" &&
+  ok "reload: s3 removed" || bad "reload removing s3: $(tail -2 "$T/gw.log")"
+used3=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
+[ -n "$used3" ] && [ "$used3" -lt "$reserved3" ] && [ "$used3" -ge 3 ] &&
+  ok "s3 removed: its exact number $used3 in its state file (reserved $reserved3)" ||
+  bad "s3's state file after its removal: $used3 (reserved $reserved3)"
+# answered_bg NAME NS FROM TO: answered in the background into $T/NAME,
+# its pid in $apids
+answered_bg() {
+  answered $2 $3 $4 >"$T/$1" &
+  apids+=($!)
+}
+apids=()
+answered_bg down3 $NA 10.99.0.1 10.3.0.1
+answered_bg up3 $N3 10.3.0.1 10.99.0.1
+wait "${apids[@]}"
+[ "$(cat "$T/down3")" = 0 ] && [ "$(cat "$T/up3")" = 0 ] &&
+  ok "s3 removed: no pings pass" || bad "s3 removed, its pings pass"
+lost_none "s3 was removed"
+
+# 5c. SIGHUP: s3 back (its numbers go on from its state file: site 3, still
+# running, takes them), s2 with new keys and SPIs (site 2 restarted with
+# them), and a new peer s4 (in site 2's namespace, port 4501)
+for k in g2s2b s22gb g2s4 s42g; do head -c 32 /dev/urandom >"$T/$k.key"; done
+chmod 600 "$T"/*.key
+sed -e "s|^spi_out = $((0x1102))\$|spi_out = $((0x1302))|; s|^spi_in = $((0x1202))\$|spi_in = $((0x1402))|" \
+  -e "s|^key_out = $T/g2s2.key|key_out = $T/g2s2b.key|; s|^key_in = $T/s22g.key|key_in = $T/s22gb.key|" \
+  "$T/gw.conf.routes" >"$gw_conf"
+printf '\n[peer s4]\npeer = 10.231.1.2:4501\ntransform = kuznyechik-mgm-ktree\nspi_out = %d\nspi_in = %d\nkey_out = %s\nkey_in = %s\nremote_ts = 10.4.0.0/16\n' \
+  $((0x1104)) $((0x1204)) "$T/g2s4.key" "$T/s42g.key" >>"$gw_conf"
+tunnel_stop $PID_s2
+TUN=gxws2 TRANSFORM=magma-mgm-ktree tunnel_conf s2 10.231.1.2 10.231.1.1 $((0x1402)) $((0x1302)) \
+  s22gb.key g2s2b.key
+rm -f "$T/s2.state"
+TUN=gxws4 tunnel_conf s4 10.231.1.2 10.231.1.1 $((0x1204)) $((0x1104)) s42g.key g2s4.key
+sed -i 's|^local = \(.*\):4500|local = \1:4501|' "$T/s4.conf"
+# first with a state file of other keys where s4's goes: refused whole
+cp "$T/gw.state.peer.s1" "$T/gw.state.peer.s4"
+kill -HUP $PID_gw
+reloaded 4 && grep -q "reload refused: $T/gw.state.peer.s4: the state of other keys" "$T/gw.log" &&
+  [ "$(grep -c 'reload' "$T/gw.log")" = 4 ] && ok "an added peer's state file of other keys: refused" ||
+  bad "an added peer's state file of other keys: $(tail -2 "$T/gw.log")"
+rm "$T/gw.state.peer.s4"
+ping_on 20
+kill -HUP $PID_gw
+reloaded 5 && grep -q 'reload: 4 peers (2 added, 1 with new keys, 0 moved, 0 removed)' "$T/gw.log" &&
+  ok "reload: s3 and s4 added, s2 with new keys" || bad "reload adding: $(tail -2 "$T/gw.log")"
+# (site 4 beside site 2 reaches the gateway's second host, 10.99.4.1)
+for i in 2 4; do
+  TUN=gxws$i
+  tunnel_start s$i $N2 || bad "site $i did not start: $(tail -3 "$T/s$i.log")"
+  ip -n $N2 addr add 10.$i.0.1/32 dev gxws$i
+done
+ip -n $N2 route add 10.99.0.0/16 dev gxws2 src 10.2.0.1
+ip -n $N2 route add 10.99.4.0/24 dev gxws4 src 10.4.0.1
+apids=()
+for i in 2 3 4; do
+  ns=$(site_ns $i) gh=10.99.0.1
+  [ $i = 4 ] && ns=$N2 gh=10.99.4.1
+  answered_bg up$i $ns 10.$i.0.1 $gh
+  answered_bg down$i $NA $gh 10.$i.0.1
+done
+wait "${apids[@]}"
+for i in 2 3 4; do
+  [ "$(cat "$T/up$i")" = 3 ] && [ "$(cat "$T/down$i")" = 3 ] &&
+    ok "after the reload: site $i's pings both ways" || bad "after the reload: site $i's pings"
+done
+again3=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
+[ "${again3:-0}" -gt "$used3" ] && ok "s3 added again: its numbers go on ($used3, now reserved to $again3)" ||
+  bad "s3's state file after it came back: $again3 (was $used3)"
+status_fresh gw
+st2=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+[ "$(status_value "$st2" tx_noroute)" -ge $(($(status_value "$st" tx_noroute) + 3)) ] &&
+  [ "$(status_value "$st2" rx_spi)" -ge $(($(status_value "$st" rx_spi) + 3)) ] &&
+  ok "s3's packets while it was removed counted: tx_noroute, rx_spi" ||
+  bad "s3's packets while removed: $(grep -E '^(tx_noroute|rx_spi) ' <<<"$st2") (before: $(grep -E '^(tx_noroute|rx_spi) ' <<<"$st"))"
+[ "$(status_value "$st2" peers)" = 4 ] && grep -q '^peer s2 .* spi_in 0x00001402 ' <<<"$st2" &&
+  grep -q '^peer s4 10.231.1.2:4501 ' <<<"$st2" && ok "status: peers 4, s2's new SPIs, s4" ||
+  bad "status after the reload: $(grep -E '^(peers|peer) ' <<<"$st2")"
+lost_none "peers came and changed"
+# 5d. site 4 moves to port 4502 (its keys, SPIs and numbers kept: its state
+# file): SIGHUP with its new address only, and its pings pass again
+tunnel_stop $PID_s4
+sed -i 's|^local = \(.*\):4501|local = \1:4502|' "$T/s4.conf"
+sed -i 's|^peer = 10.231.1.2:4501|peer = 10.231.1.2:4502|' "$gw_conf"
+kill -HUP $PID_gw
+TUN=gxws4 tunnel_start s4 $N2 || bad "site 4 did not start again: $(tail -3 "$T/s4.log")"
+ip -n $N2 addr add 10.4.0.1/32 dev gxws4
+ip -n $N2 route add 10.99.4.0/24 dev gxws4 src 10.4.0.1
+reloaded 6 && grep -q 'reload: 4 peers (0 added, 0 with new keys, 1 moved, 0 removed)' "$T/gw.log" &&
+  [ "$(answered $N2 10.4.0.1 10.99.4.1)" = 3 ] && [ "$(answered $NA 10.99.4.1 10.4.0.1)" = 3 ] &&
+  ok "site 4 moved: its new address taken, its pings both ways" ||
+  bad "site 4 moved: $(tail -2 "$T/gw.log")"
 
 # 6. the gateway restarted from its state files
 used_before=$(awk '$1 == "out" {print $3}' "$T/gw.state.peer.s3")
@@ -222,11 +347,12 @@ gateway_start
 all_pings "after a restart"
 status_fresh gw
 st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
-grep -q 'state of other keys\|no state file' "$T/gw.log" && bad "restart: $(cat "$T/gw.log")"
+grep -v 'reload refused' "$T/gw.log" | grep -q 'state of other keys\|no state file' &&
+  bad "restart: $(cat "$T/gw.log")"
 [ "$(peer_value "$st" s1 rx_replay)" = 0 ] && ok "after the restart: no replays at s1" ||
   bad "after the restart: s1's rx_replay $(peer_value "$st" s1 rx_replay)"
 
-for i in 1 2 3; do tunnel_stop $(eval echo "\$PID_s$i"); done
+for i in 1 2 3 4; do tunnel_stop $(eval echo "\$PID_s$i"); done
 tunnel_stop $PID_gw
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"

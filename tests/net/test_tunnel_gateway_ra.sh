@@ -23,6 +23,8 @@
 # 5. user 2 stopped (its IKE SA deleted: out of the gateway's tables) and
 #    started again, while users 1 and 3 ping on: they lose nothing, and
 #    user 2 gets its address back and pings again;
+#    Then user 2 revoked (a CRL of the pool's crl line) and SIGHUP: the
+#    CRLs read again, its IKE SA deleted, its next one refused;
 # 6. user 3 rekeys every 3 s (rekey_seconds): the gateway counts its rekeys,
 #    and its pings above went through them whole;
 # 7. the gateway stopped: each user told (its IKE SA deleted by the peer).
@@ -61,6 +63,8 @@ pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki u3 256A "/C=RU/O=gostx test/CN=u3.users.gostx.test" ca &&
   pki u4 256A "/C=RU/O=gostx test/CN=u4.users.gostx.test" ca &&
   pki ux 256A "/C=RU/O=gostx test/CN=ux.others.gostx.test" ca || { bad "test PKI"; finish; }
+: >"$T/index"
+crl_of "$T/index" "$T/ca.crl" || bad "a CRL revoking nothing"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/kiosk.psk"
 chmod 600 "$T/kiosk.psk"
 
@@ -76,6 +80,7 @@ address = kiosk@users.gostx.test 10.201.0.9
 cert = $T/gw.pem
 key = $T/gw.key
 ca = $T/ca.pem
+crl = $T/ca.crl
 EOF
 # user_conf NAME I: a remote user in $Ui to the gateway's 10.231.1I.1
 user_conf() {
@@ -245,6 +250,16 @@ for f in p1 p3; do
     ok "$f: the other users' pings through user 2's restart: $(grep transmitted "$T/$f.out")" ||
     bad "$f: $(cat "$T/$f.out")"
 done
+
+# 5b. user 2 revoked: SIGHUP reads the pool's CRLs again, its IKE SA is
+# deleted at once and its next refused
+crl_of "$T/index" "$T/ca.crl" "$T/u2.pem" || bad "a CRL revoking user 2"
+kill -HUP $PID_gw
+want="certificate revoked: depth 0, serial 0x$(serial_of "$T/index" u2.users.gostx.test), reason keyCompromise"
+logged gw "SIGHUP: 1 CRLs read again" && logged gw "revocation: $want (new CRLs)" &&
+  ok "SIGHUP, user 2 revoked: its IKE SA deleted" || bad "SIGHUP, user 2 revoked: $(tail -4 "$T/gw.log")"
+logged gw "AUTHENTICATION_FAILED: revocation: $want" && ok "user 2's next IKE SA refused" ||
+  bad "user 2 revoked, its next IKE SA: $(tail -4 "$T/gw.log")"
 
 # user 3 rekeyed all along (every 3 s): the new SAs took over at the gateway
 status_fresh gw

@@ -155,6 +155,13 @@ st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
 n=$(peer_value "$st" s2 rekeys)
 [ "${n:-0}" -ge 1 ] && ok "site 2: $n rekeys at the gateway" ||
   bad "site 2's rekeys: ${n:-none}: $(grep -i rekey "$T/gw.log" | tail -3)"
+# 4. SIGHUP: [peer] changes of a gateway with IKEv2 sites take a restart
+# (their IKE thread reads their sections); said in one line, all kept
+kill -HUP $PID_gw
+want='reload refused: a gateway with IKEv2 [peer] sections takes a restart'
+for _ in $(seq $(bound 50)); do grep -qF "$want" "$T/gw.log" && break; sleep 0.1; done
+grep -qF "$want" "$T/gw.log" && [ "$(answered $S2 10.2.0.1 10.1.0.1)" = 3 ] &&
+  ok "SIGHUP with IKEv2 sites: refused, sites carry on" || bad "SIGHUP: $(tail -3 "$T/gw.log")"
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi

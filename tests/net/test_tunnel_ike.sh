@@ -218,22 +218,6 @@ echo "local_id = b.gostx.test" >>"$T/b.conf"
 refusal "certificates, an ID the certificate does not name" a \
   "AUTHENTICATION_FAILED: subjectAltName: hostname or IP address mismatch"
 
-# logged SIDE PATTERN: within 3 s SIDE's log has PATTERN (0), else 1
-logged() {
-  for _ in $(seq $(bound 300)); do
-    grep -q -- "$2" "$T/$1.log" 2>/dev/null && return 0
-    sleep 0.01
-  done
-  return 1
-}
-# crl_of INDEX OUT [CERT]: the CA's CRL (over its index INDEX, CERT
-# revoked in it first for keyCompromise) into OUT, written whole before it
-# is renamed there (a reload never reads half of it)
-crl_of() {
-  [ -z "${3:-}" ] || "$G" ca -revoke "$3" -cert "$T/ca.pem" -index "$1" -crl_reason keyCompromise &&
-    "$G" ca -gencrl -cert "$T/ca.pem" -keyfile "$T/ca.key" -index "$1" -out "$2.new" && mv "$2.new" "$2"
-}
-serial_of() { awk -F'\t' -v n="/C=RU/O=gostx test/CN=$2" '$6 == n {print $4}' "$1"; }
 mkdir -p "$T/crl.d"
 : >"$T/index.b"
 : >"$T/index.a"

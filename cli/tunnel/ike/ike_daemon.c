@@ -254,34 +254,43 @@ static ssize_t read_one(struct tunnel_ike *k, int fd, struct sockaddr_storage *f
   return r < (ssize_t)sizeof *from ? -1 : r - (ssize_t)sizeof *from;
 }
 
-/* A SIGHUP's CRLs (tunnel_ike_reload_crls), when one came, in place of
- * those before: for the IKE_AUTHs checked from now on (the manager's
- * settings point at them; nothing else holds the old ones). */
-static void take_crls(struct tunnel_ike *k) {
+int ike_crls_take(struct tunnel_ike *k, cli_crl_list **old) {
   cli_crl_list *next = atomic_exchange(&k->crls_next, NULL);
-  if (!next) return;
-  cli_crl_list *old = k->crls;
+  if (!next) return 0;
+  *old = k->crls;
   k->crls = next;
   k->set.crls = next->c;
   k->set.n_crls = next->n;
-  gostx__ike_mgr_set_crls(k->mgr, next->c, next->n);
-  ike_crls_free(old);
   ike_say("SIGHUP: %zu CRLs read again from the crl lines", next->n);
+  return 1;
 }
 
-void tunnel_ike_reload_crls(struct tunnel *t) {
-  struct tunnel_ike *k = t->ike;
+/* A SIGHUP's CRLs in place of those before, for the IKE_AUTHs checked from
+ * now on (the manager's settings point at them; nothing else holds the
+ * old ones). */
+static void take_crls(struct tunnel_ike *k) {
+  cli_crl_list *old;
+  if (!ike_crls_take(k, &old)) return;
+  gostx__ike_mgr_set_crls(k->mgr, k->set.crls, k->set.n_crls);
+  ike_crls_free(old);
+}
+
+void ike_crls_reload(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   cli_crl_list *l;
-  if (!k || !t->cfg.n_crl) {
-    cli_err("tunnel: SIGHUP: keying = ikev2 makes its own keys, and no crl lines: nothing "
-            "reloaded");
-    return;
-  }
-  if (ike_crls_load(&t->cfg, &l)) {
+  if (ike_crls_load(cfg, &l)) {
     cli_err("tunnel: SIGHUP: the CRLs were not read again; those read before stay in use");
     return;
   }
   ike_crls_free(atomic_exchange(&k->crls_next, l)); /* one the IKE thread never took */
+}
+
+void tunnel_ike_reload_crls(struct tunnel *t) {
+  if (!t->ike || !t->cfg.n_crl) {
+    cli_err("tunnel: SIGHUP: keying = ikev2 makes its own keys, and no crl lines: nothing "
+            "reloaded");
+    return;
+  }
+  ike_crls_reload(t->ike, &t->cfg);
 }
 
 static void receive(struct tunnel_ike *k, int fd, int64_t now) {

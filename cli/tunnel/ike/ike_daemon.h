@@ -59,6 +59,14 @@ int ike_psk_read(const struct tunnel_config *cfg, const char *path, uint8_t *psk
  * read as CRLs, nothing kept. */
 int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out);
 void ike_crls_free(cli_crl_list *l);
+/* SIGHUP (main thread): cfg's crl lines read again into k->crls_next for
+ * k's IKE thread to take (a line said when they cannot be read: those
+ * before stay). */
+void ike_crls_reload(struct tunnel_ike *k, const struct tunnel_config *cfg);
+/* The IKE thread: a SIGHUP's CRLs, when one came, made k's (k->crls and
+ * k->set): 1 with *old, the list before, to free once no manager points
+ * at it; or 0. */
+int ike_crls_take(struct tunnel_ike *k, cli_crl_list **old);
 
 /* ike_daemon.c, for ike_gateway.c too: one log line ("gostx tunnel: ike:
  * ..."), the clock the manager takes (Unix time in ms: certificates are

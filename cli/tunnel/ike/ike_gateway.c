@@ -403,10 +403,27 @@ static void bye_all(struct tunnel_ra *ra) {
     }
 }
 
+/* A SIGHUP's CRLs of the [pool]'s crl lines, when one came, in every
+ * user's manager (and the settings new users copy). */
+static void take_crls(struct tunnel_ra *ra) {
+  cli_crl_list *old;
+  if (!ike_crls_take(&ra->k, &old)) return;
+  for (size_t i = 0; i < ra->t->gw->nusers; i++)
+    if (ra->users[i].mgr)
+      gostx__ike_mgr_set_crls(ra->users[i].mgr, ra->k.set.crls, ra->k.set.n_crls);
+  ike_crls_free(old);
+}
+
+void tunnel_ra_reload_crls(struct tunnel *t) {
+  /* (a gateway of IKEv2 sites alone has a thread but no [pool]) */
+  if (t->ra && t->cfg.pool && t->cfg.pool->n_crl) ike_crls_reload(&t->ra->k, t->cfg.pool);
+}
+
 static void *ra_run(void *arg) {
   struct tunnel_ra *ra = arg;
   while (!atomic_load(&ra->t->stop)) {
     int64_t now = ike_now_ms();
+    take_crls(ra);
     int wait = 200;
     for (size_t i = 0; i < ra->t->gw->nusers; i++) {
       struct ra_user *u = &ra->users[i];
@@ -434,7 +451,7 @@ static int sites_prepare(struct tunnel_ra *ra) {
   if (!ra->sites) return cli_usage("tunnel: out of memory");
   for (size_t i = 0; i < n; i++) {
     struct ra_site *st = &ra->sites[i];
-    struct tunnel_peer_config *p = &t->cfg.peers[t->gw->npeers + i];
+    const struct tunnel_peer_config *p = tunnel_site_cfg(&t->cfg, i);
     st->name = p->name;
     st->k.t = t;
     st->k.fd = -1;
@@ -519,7 +536,7 @@ int tunnel_ra_start(struct tunnel *t, int data_fd) {
   }
   ra->k.thread_on = 1;
   for (size_t i = 0; i < t->gw->nsites; i++) {
-    const struct tunnel_peer_config *p = &t->cfg.peers[t->gw->npeers + i];
+    const struct tunnel_peer_config *p = tunnel_site_cfg(&t->cfg, i);
     ike_say("[peer %s]: IKEv2 from %s on the data port, its ID %s, by %s", p->name, p->peer_s,
             p->ike->remote_id.text, p->ike->ike_auth == TUNNEL_IKE_PSK ? "PSK" : "certificate");
   }
