@@ -267,7 +267,10 @@ static int run(struct tunnel *t) {
     int s = sigtimedwait(&sigs, NULL, &second);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
-    if (s == SIGHUP && t->gw) tunnel_gw_reload(t);
+    if (s == SIGHUP && t->gw) { /* the [pool]'s CRLs (the running config's files), the peers */
+      tunnel_ra_reload_crls(t);
+      tunnel_gw_reload(t);
+    }
     else if (s == SIGHUP) tunnel_reload(t);
     write_status(t);
     tunnel_state_tick(t);

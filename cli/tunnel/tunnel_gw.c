@@ -711,7 +711,6 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
 void tunnel_gw_reload(struct tunnel *t) {
   static struct tunnel_config next; /* big; the main thread only */
   struct tunnel_gw *gw = t->gw;
-  tunnel_ra_reload_crls(t); /* the files of the running config's crl lines */
   if (tunnel_config_read(t->cfg.path, &next)) return;
   if (t->cfg.nsites || next.nsites) { /* their IKE thread reads their sections */
     cli_err("tunnel: reload refused: a gateway with IKEv2 [peer] sections takes a restart "

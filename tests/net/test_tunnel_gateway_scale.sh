@@ -152,7 +152,8 @@ ip netns exec $NB timeout 60 iperf3 -s -1 -B 10.1.0.1 >/dev/null 2>&1 &
 PIDS+=($!)
 ip netns exec $NU timeout 60 iperf3 -s -1 -B ${ADDR[1]} >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+listening() { ip netns exec $1 ss -ltnH "src $2:5201" | grep -q .; }
+for _ in $(seq $(bound 50)); do listening $NB 10.1.0.1 && listening $NU ${ADDR[1]} && break; sleep 0.1; done
 ip netns exec $NU timeout 60 iperf3 -c 10.1.0.1 -B ${ADDR[0]} -t 3 -J >"$T/ip0.json" 2>&1 &
 IP0=$!
 ip netns exec $NB timeout 60 iperf3 -c ${ADDR[1]} -B 10.2.0.1 -t 3 -J >"$T/ip1.json" 2>&1 &
@@ -177,7 +178,7 @@ for i in 40 41 42 43 44; do
 done
 back=0
 for i in 40 41 42 43 44; do
-  user_wait_up $i 2 && sleep 1.2 && user_route $i && [ "${ADDR[$i]}" = "${old[$i]}" ] &&
+  user_wait_up $i 2 && status_fresh u$i && user_route $i && [ "${ADDR[$i]}" = "${old[$i]}" ] &&
     [ "$(ip netns exec $NU ping -q -c 2 -i 0.2 -W $(bound 1) -I ${ADDR[$i]} 10.99.0.1 |
       grep -c ' 2 received')" = 1 ] && back=$((back + 1)) ||
     bad "user $i after its restart: ${ADDR[$i]} (was ${old[$i]}): $(tail -2 "$T/u$i.log")"
