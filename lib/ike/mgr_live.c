@@ -375,7 +375,7 @@ static void nat_settle(gostx__ike_mgr *k, const gostx_ike_engine *e, const gostx
   if (e->cf->role == GOSTX_IKE_RESPONDER && (e->nat_local || e->nat_peer))
     say("NAT detection: %s%s%s", e->nat_local ? "a NAT in front of us" : "",
         e->nat_local && e->nat_peer ? ", " : "", e->nat_peer ? "a NAT in front of the peer" : "");
-  const int follow = from->encap && e->nat_peer && !e->nat_local;
+  const int follow = from->encap && e->nat_peer && (!e->nat_local || k->set.any_source);
   k->dp.peer_set(k->dp.ctx, follow ? &from->addr : &k->set.peer);
   if (follow) gostx__ike_mgr_say_mapping(k, "ESP goes to the peer's NAT mapping", &from->addr);
   k->keepalive_ms = e->nat_local && s ? now + (int64_t)s * 1000 : 0;
@@ -459,12 +459,13 @@ static void init_answered(gostx__ike_mgr *k, const gostx_ike_engine *e) {
 }
 
 /* A new authenticated message on the installed SA from elsewhere than its
- * peer was: with a NAT in front of the peer and none in front of us, the
- * NAT's mapping changed, and IKE and ESP follow it (RFC 7296 2.23's
- * dynamic update; never from a retransmission, which could be a replay) */
+ * peer was: with a NAT in front of the peer and none in front of us (or
+ * we are a gateway: any_source), the NAT's mapping changed, and IKE and
+ * ESP follow it (RFC 7296 2.23's dynamic update; never from a
+ * retransmission, which could be a replay) */
 static void peer_moved(gostx__ike_mgr *k, const gostx_ike_engine *e, const gostx__ike_mgr_to *from,
                        int fresh) {
-  if (!fresh || !from->encap || !e->nat_peer || e->nat_local) return;
+  if (!fresh || !from->encap || !e->nat_peer || (e->nat_local && !k->set.any_source)) return;
   const gostx__ike_mgr_addr *was = &k->sa_to.addr;
   if (gostx__ike_mgr_same_host(&from->addr, was) && from->addr.port == was->port) return;
   gostx__ike_mgr_say_mapping(k, "the peer's NAT mapping moved: IKE and ESP follow to", &from->addr);
