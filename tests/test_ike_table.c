@@ -154,6 +154,31 @@ static void half_open(gostx__ike_table *t) {
   for (size_t i = 0; i < 200; i++) (void)gostx__ike_table_set(t, i, NULL, 0);
 }
 
+/* the counts through the table's growth (from 64 entries, doubling):
+ * half-open SAs from three sources added one by one into a fresh table */
+static void growth(void) {
+  gostx__ike_table *t = gostx__ike_table_new(1000);
+  if (!t) return;
+  for (size_t i = 0; i < 1000; i++) {
+    gostx__ike_mgr_sa_key k = {{0}, {0}, addr((uint32_t)(i % 3), (uint16_t)i), 1};
+    t_rand_bytes(k.spi_i, 8);
+    (void)gostx__ike_table_set(t, i, &k, 1);
+  }
+  size_t n[3], all = 0;
+  for (uint32_t s = 0; s < 3; s++) {
+    const gostx__ike_mgr_addr a = addr(s, 0);
+    all = gostx__ike_table_half_open(t, &a, &n[s]);
+  }
+  CHECK(all == 1000 && n[0] == 334 && n[1] == 333 && n[2] == 333,
+        "grown to 1000 half-open SAs: %zu, %zu, %zu of %zu from the three sources", n[0], n[1],
+        n[2], all);
+  for (size_t i = 0; i < 1000; i++) (void)gostx__ike_table_set(t, i, NULL, 0);
+  const gostx__ike_mgr_addr a = addr(0, 0);
+  all = gostx__ike_table_half_open(t, &a, &n[0]);
+  CHECK(all == 0 && n[0] == 0 && gostx__ike_table_size(t) == 0, "and all gone");
+  gostx__ike_table_free(t);
+}
+
 /* SPIs a plain "low bits modulo the buckets" would put in one bucket (all
  * equal but their top octets, SPIr the same): every one found */
 static void flood(gostx__ike_table *t) {
@@ -241,6 +266,7 @@ int main(void) {
   half_open(t);
   flood(t);
   gostx__ike_table_free(t);
+  growth();
   if (getenv("GOSTX_TABLE_BENCH")) {
     bench(500);
     bench(5000);

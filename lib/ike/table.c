@@ -193,11 +193,9 @@ static int grow(gostx__ike_table *t) {
   t->by_pair = b, t->by_init = b + cap, t->by_src = b + 2 * (size_t)cap;
   memset(b, 0xff, 3 * (size_t)cap * sizeof *b);
   t->mask = cap - 1;
-  for (uint32_t i = t->cap; i < cap; i++) { /* the new ones free */
-    t->e[i].used = 0;
-    t->e[i].next_val = i + 1 < cap ? i + 1 : NONE;
-    t->s[i].next = i + 1 < cap ? i + 1 : NONE;
-  }
+  memset(t->e + t->cap, 0, (cap - t->cap) * sizeof *e); /* the new ones free */
+  memset(t->s + t->cap, 0, (cap - t->cap) * sizeof *s);
+  for (uint32_t i = t->cap; i < cap; i++) t->e[i].next_val = i + 1 < cap ? i + 1 : NONE;
   t->free_e = t->cap;
   /* the records in use keep their places; the free ones chained anew */
   uint32_t free_s = NONE;
