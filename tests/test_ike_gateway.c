@@ -654,6 +654,85 @@ static void keys_and_moves(int64_t now) {
   gostx__ike_mgr_free(y);
 }
 
+/* The notify of type `type` in a protected message's inside (plain, pl
+ * octets, its first payload `first`): its offset, or 0 when none. */
+static size_t notify_at(uint8_t first, const uint8_t *plain, size_t pl, uint16_t type) {
+  size_t at = 0;
+  for (uint8_t t = first; t && at + 8 <= pl;) {
+    const size_t len = (size_t)plain[at + 2] << 8 | plain[at + 3];
+    if (len < 4 || at + len > pl) return 0;
+    if (t == GOSTX_IKE_PT_NOTIFY && (plain[at + 6] << 8 | plain[at + 7]) == type) return at + 6;
+    t = plain[at];
+    at += len;
+  }
+  return 0;
+}
+
+/* A Child SA asked beside the installed one (y's rekey request without
+ * its REKEY_SA: RFC 7296 1.3.1's new Child SA): the gateway keeps one
+ * pair per IKE SA, answers NO_ADDITIONAL_SAS (protected), says so in its
+ * log, and its SA and Child SA stand. */
+static void child_beside(int64_t now) {
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(7, 500);
+  gostx__ike_mgr_settings gs, ys;
+  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
+  gs.any_source = 1;
+  side(&ys, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  ys.rekey_seconds = 1;
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp), *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
+  if (!gw || !y) return;
+  int said = 0;
+  gostx__ike_mgr_tick(y, now);
+  pump(gw, y, y_at, now, "", &said);
+  gostx__ike_mgr_shown before, after;
+  gostx__ike_mgr_shown_get(gw, &before);
+  /* y's rekey request, its REKEY_SA made another status notify */
+  gostx__ike_mgr_tick(y, now + 2000);
+  static uint8_t m[GOSTX_IKE_MGR_MSG_MAX], plain[GOSTX_IKE_MGR_MSG_MAX];
+  size_t len = 0, pl = 0;
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND && !len) memcpy(m, ev.data, len = ev.len);
+  const gostx_ike_engine *e = gw->sa;
+  gostx_ike_hdr h;
+  uint8_t first;
+  uint64_t iv;
+  gostx_ike_sk sk;
+  size_t at = 0;
+  if (before.state == 2 && e && len && m[18] == GOSTX_IKE_CREATE_CHILD_SA &&
+      gostx__ike_sk_init(&sk, e->encr, e->k.sk_ei, e->k.enc_len) == GOSTX_OK) {
+    if (gostx__ike_sk_open(&sk, m, len, &h, &first, plain, sizeof plain, &pl, &iv) == GOSTX_OK &&
+        (at = notify_at(first, plain, pl, GOSTX_IKE_N_REKEY_SA))) {
+      plain[at] = 16394 >> 8; /* ESP_TFC_PADDING_NOT_SUPPORTED: a status, not read here */
+      plain[at + 1] = 16394 & 0xff;
+      (void)gostx__ike_sk_seal(&sk, iv, &h, first, plain, pl, m, sizeof m, &len);
+    }
+    gostx__ike_sk_clear(&sk);
+  }
+  CHECK(at, "y's rekey request opened, its REKEY_SA changed");
+  gostx__ike_mgr_to f = {y_at, 0};
+  gostx__ike_mgr_input(gw, m, len, &f, now + 2000);
+  size_t refused = 0;
+  said = 0;
+  while (gostx__ike_mgr_next(gw, &ev)) {
+    if (ev.type == GOSTX_IKE_MGR_LOG &&
+        strstr((const char *)ev.data, "y.example.ru, refused: NO_ADDITIONAL_SAS"))
+      said++;
+    if (ev.type != GOSTX_IKE_MGR_SEND || !e) continue;
+    if (gostx__ike_sk_init(&sk, e->encr, e->k.sk_er, e->k.enc_len) == GOSTX_OK &&
+        gostx__ike_sk_open(&sk, ev.data, ev.len, &h, &first, plain, sizeof plain, &pl, &iv) ==
+            GOSTX_OK)
+      refused += notify_at(first, plain, pl, GOSTX_IKE_N_NO_ADDITIONAL_SAS) != 0;
+    gostx__ike_sk_clear(&sk);
+  }
+  gostx__ike_mgr_shown_get(gw, &after);
+  CHECK(refused == 1 && said == 1 && after.state == 2 && after.child_in == before.child_in &&
+            after.child_out == before.child_out,
+        "a Child SA beside the installed one: NO_ADDITIONAL_SAS %zu, said %d, the SAs stand",
+        refused, said);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
+}
+
 int main(void) {
   const int64_t t0 = 1800000000000; /* Unix ms */
   gostx__ike_mgr_settings gs, cs;
@@ -714,5 +793,6 @@ int main(void) {
   many_users(t0);
   gateway_gate(t0);
   keys_and_moves(t0);
+  child_beside(t0);
   return t_done();
 }

@@ -491,6 +491,11 @@ int gostx__ike_mgr_feed(gostx__ike_mgr *k, gostx_ike_engine *e, size_t len,
    * Child SA as soon as it reads it (a rekey's or IKE_AUTH's responder) */
   if (e == k->sa) {
     peer_moved(k, e, from, e->peer_req != peer_req || e->pend != pend);
+    if (e->refused_child) /* the notify is the answer; the log says it here */
+      say("a Child SA beside the one installed, asked by %s, refused: NO_ADDITIONAL_SAS (one "
+          "Child SA per IKE SA, rekeyed in place)",
+          k->set.peer_id_text);
+    e->refused_child = 0;
     gostx__ike_mgr_live_events(k, e, now);
     send_to(k, from, n);
     return 0;
