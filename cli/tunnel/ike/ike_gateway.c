@@ -328,7 +328,7 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
     const size_t open = gostx__ike_table_half_open(ra->tab, &from.addr, &mine);
     const int gate = gostx__ike_mgr_gate_check(ra->gate, ra->in, len, &from, open, mine, &ra->ev);
     if (gate == GOSTX_IKE_MGR_GATE_COOKIE) { /* nothing kept until it comes back with it */
-      ike_say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu of all users)",
+      ike_say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu in all)",
               gostx__ike_mgr_addr_text(&from.addr, at), mine, open);
       send_one(ra, &ra->ev);
       return;
