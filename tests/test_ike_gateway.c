@@ -679,7 +679,8 @@ static void child_beside(int64_t now) {
   gs.any_source = 1;
   side(&ys, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
   ys.rekey_seconds = 1;
-  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp), *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
   if (!gw || !y) return;
   int said = 0;
   gostx__ike_mgr_tick(y, now);

@@ -32,7 +32,8 @@ static void header(uint8_t m[28], const uint8_t *spi_i, const uint8_t *spi_r, ui
 }
 
 static gostx__ike_mgr_addr addr(uint32_t host, uint16_t port) {
-  gostx__ike_mgr_addr a = {{10, (uint8_t)(host >> 16), (uint8_t)(host >> 8), (uint8_t)host}, 4, port};
+  gostx__ike_mgr_addr a = {{10, (uint8_t)(host >> 16), (uint8_t)(host >> 8), (uint8_t)host},
+                           4, port};
   return a;
 }
 

@@ -349,7 +349,8 @@ size_t gostx__ike_mgr_sas(const gostx__ike_mgr *k, gostx__ike_mgr_sa_key *out) {
     if (s->used && s->e && s->e != k->sa)
       n = keys_of(s->e, &s->src, s->e->state != GOSTX_IKE_S_ESTABLISHED, out, n);
   }
-  if (k->init_on && k->init && !init_installed(k)) n = keys_of(k->init, &k->init_to.addr, 0, out, n);
+  if (k->init_on && k->init && !init_installed(k))
+    n = keys_of(k->init, &k->init_to.addr, 0, out, n);
   return n;
 }
 

@@ -18,10 +18,11 @@
  * IKE_SA_INIT request by SPIi and source); where a user's IKE comes from
  * moves only when its manager took a new authenticated message from
  * elsewhere (a NAT's new mapping: dp_peer_set), never on the SPIs alone,
- * which anyone can copy. An IKE_SA_INIT request of no SA
- * takes a free slot, past the cookie gate over all users (lib/ike's
+ * which anyone can copy. An IKE_SA_INIT request of no SA takes a free
+ * slot, past the cookie gate over all users (lib/ike's
  * gostx__ike_mgr_gate: COOKIEs from 2 half-open SAs of a source address
- * on, or half the slots half-open, as the table counts them). What the managers do to the data path lands in the
+ * on, or half the slots half-open, as the table counts them). What the
+ * managers do to the data path lands in the
  * gateway's tables (tunnel_gw.h): the Child SA's inbound SPI in the index,
  * the user's address as a /32 route, its outbound SA and its outer
  * address; they leave them when its IKE SA is gone. */
