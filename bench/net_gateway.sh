@@ -16,6 +16,8 @@
 #   GOSTX_SITES=PATH (the sites' build, when not GOSTX's), ACTIVE=N: only N
 #   of the sites carry a stream at once (spread over them; the others idle),
 #   TIMING=yes: the gateway's own split of its CPU per packet
+#   PERF=FILE: `perf record -g` of the gateway over the measured seconds of
+#   each gateway run (FILE.tN.K; `perf report -i` it)
 # Rows, per transform, the median (by Gbit/s) of RUNS runs, each measured
 # over SECONDS in the middle of the streams (after they all started):
 #   single peer  net_tunnel.sh's "tcp x1" setup (gostx_up: one tunnel each
@@ -67,7 +69,12 @@ steady() {
   read -r r0 p0 < <(dev_rx $NB $dev)
   # shellcheck disable=SC2086
   t0=$(ticks $cpu)
-  sleep "$SECS"
+  if [ -n "${PERF:-}" ] && [ "$dev" = gxg0 ]; then
+    PERF_N=$((${PERF_N:-0} + 1))
+    perf record -g -q -o "$PERF.$PERF_N" -p "$cpu" -- sleep "$SECS" >/dev/null 2>&1
+  else
+    sleep "$SECS"
+  fi
   # shellcheck disable=SC2086
   t1=$(ticks $cpu)
   read -r r1 p1 < <(dev_rx $NB $dev)
