@@ -319,6 +319,9 @@ size_t gostx__ike_mgr_sas(const gostx__ike_mgr *m, gostx__ike_mgr_sa_key *out);
  * address as they come and go. NULL: no memory or no random source. */
 typedef struct gostx__ike_table gostx__ike_table;
 gostx__ike_table *gostx__ike_table_new(size_t values);
+/* SipHash-2-4 of m under the key k0, k1 (the key's octets 0-7 and 8-15,
+ * little-endian): the table's bucket hash, exposed for its known answer. */
+uint64_t gostx__ike_siphash24(uint64_t k0, uint64_t k1, const uint8_t *m, size_t len);
 void gostx__ike_table_free(gostx__ike_table *t);
 /* value's keys from now on exactly these n (0: none; a rekey's new SPIs
  * in, a deleted SA's out): 0, or -1 when out of memory (value then holds

@@ -58,9 +58,9 @@ static uint64_t le64(const uint8_t *p, size_t n) {
   return x;
 }
 
-static uint64_t siphash(const gostx__ike_table *t, const uint8_t *m, size_t len) {
-  uint64_t v[4] = {t->k0 ^ 0x736f6d6570736575ULL, t->k1 ^ 0x646f72616e646f6dULL,
-                   t->k0 ^ 0x6c7967656e657261ULL, t->k1 ^ 0x7465646279746573ULL};
+uint64_t gostx__ike_siphash24(uint64_t k0, uint64_t k1, const uint8_t *m, size_t len) {
+  uint64_t v[4] = {k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
+                   k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL};
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
     const uint64_t w = le64(m + i, 8);
@@ -71,6 +71,10 @@ static uint64_t siphash(const gostx__ike_table *t, const uint8_t *m, size_t len)
   v[2] ^= 0xff;
   for (int r = 0; r < 4; r++) sip_round(v);
   return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+static uint64_t siphash(const gostx__ike_table *t, const uint8_t *m, size_t len) {
+  return gostx__ike_siphash24(t->k0, t->k1, m, len);
 }
 
 /* ---- the three hashes' buckets ---- */
