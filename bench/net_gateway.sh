@@ -16,8 +16,9 @@
 #   GOSTX_SITES=PATH (the sites' build, when not GOSTX's), ACTIVE=N: only N
 #   of the sites carry a stream at once (spread over them; the others idle),
 #   TIMING=yes: the gateway's own split of its CPU per packet
-#   PERF=FILE: `perf record -g` of the gateway over the measured seconds of
-#   each gateway run (FILE.tN.K; `perf report -i` it)
+#   PERF=FILE: `perf record -g` of the receiving tunnel process over the
+#   measured seconds of each run (FILE.DEVICE.STREAMS, the last run's of
+#   each row; `perf report -i` it)
 # Rows, per transform, the median (by Gbit/s) of RUNS runs, each measured
 # over SECONDS in the middle of the streams (after they all started):
 #   single peer  net_tunnel.sh's "tcp x1" setup (gostx_up: one tunnel each
@@ -76,9 +77,8 @@ steady() {
   t0=$(ticks $cpu)
   # shellcheck disable=SC2086
   k0=$(sys_ticks $cpu)
-  if [ -n "${PERF:-}" ] && [ "$dev" = gxg0 ]; then
-    PERF_N=$((${PERF_N:-0} + 1))
-    perf record -g -q -o "$PERF.$PERF_N" -p "$cpu" -- sleep "$SECS" >/dev/null 2>&1
+  if [ -n "${PERF:-}" ]; then # FILE.DEVICE.STREAMS (gxg0: the gateway, gxb0: the single peer)
+    perf record -g -q -o "$PERF.$dev.$#" -p "$cpu" -- sleep "$SECS" >/dev/null 2>&1
   else
     sleep "$SECS"
   fi
