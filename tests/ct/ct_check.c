@@ -734,11 +734,76 @@ static void case_esp(gostx_esp_transform t) {
   gostx_esp_sa_clear(&sa);
 }
 
+/* A gateway's burst across SAs (gostx_esp_seal_mixed / open_mixed): three
+ * SAs of secret keys, two transforms; short packets of SAs met once go
+ * through the stream batch's lanes, each under its own key, the one SA met
+ * three times through its shared message key. */
+static void case_esp_mixed(void) {
+  enum { NSA = 3, NPKT = 7 };
+  static const gostx_esp_transform tr[NSA] = {GOSTX_ESP_KUZNYECHIK_MGM_KTREE,
+                                              GOSTX_ESP_KUZNYECHIK_MGM_KTREE,
+                                              GOSTX_ESP_MAGMA_MGM_KTREE};
+  static const size_t which[NPKT] = {0, 1, 2, 0, 0, 1, 2};
+  static const size_t lens[NPKT] = {40, 52, 64, 1400, 3, 1300, 130};
+  gostx_esp_sa sa[NSA];
+  gostx_esp_keycache kc[NSA], kc2[NSA];
+  for (size_t i = 0; i < NSA; i++) {
+    uint8_t km[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX];
+    fill(km, sizeof km, 40 + (unsigned)i);
+    CT_SECRET(km, sizeof km);
+    RC_OK(gostx_esp_sa_init(&sa[i], tr[i], 0x100 + (uint32_t)i, km,
+                            GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(tr[i])),
+          "esp mixed sa_init");
+    gostx_esp_keycache_init(&kc[i]);
+    gostx_esp_keycache_init(&kc2[i]);
+  }
+  const gostx_esp_sa *sp[NPKT];
+  gostx_esp_keycache *cp[NPKT], *cp2[NPKT];
+  gostx_esp_packet b[NPKT];
+  static uint8_t mout[NPKT][1600], mback[NPKT][1600];
+  for (size_t i = 0; i < NPKT; i++) {
+    sp[i] = &sa[which[i]], cp[i] = &kc[which[i]], cp2[i] = &kc2[which[i]];
+    b[i] = (gostx_esp_packet){.in = pt + 50 * i, .len = lens[i], .out = mout[i],
+                             .cap = sizeof mout[i], .next_header = 4, .seq = 10 + i};
+  }
+  RC_OK(gostx_esp_seal_mixed(sp, cp, b, NPKT), "esp seal mixed");
+  size_t plen[NPKT];
+  for (size_t i = 0; i < NPKT; i++) {
+    CT_PUBLIC(mout[i], b[i].out_len);
+    plen[i] = b[i].out_len;
+  }
+  mout[4][plen[4] - 1] ^= 1; /* one forged ICV: refused, the others opened */
+  for (size_t i = 0; i < NPKT; i++)
+    b[i] = (gostx_esp_packet){.in = mout[i], .len = plen[i], .out = mback[i], .cap = sizeof mback[i]};
+  int rc = gostx_esp_open_mixed(sp, cp2, NULL, b, NPKT);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "esp open mixed: the forged packet's status first");
+  for (size_t i = 0; i < NPKT; i++) {
+    CT_PUBLIC(&b[i].status, sizeof b[i].status);
+    CT_PUBLIC(&b[i].out_len, sizeof b[i].out_len);
+    CT_PUBLIC(&b[i].next_header, 1);
+    if (i == 4) {
+      REQUIRE(b[i].status == GOSTX_EAUTH, "esp open mixed refuses a forged ICV");
+      continue;
+    }
+    REQUIRE(b[i].status == GOSTX_OK && b[i].out_len == lens[i] && b[i].next_header == 4,
+            "esp open mixed packet");
+    same(mback[i], pt + 50 * i, lens[i], "esp mixed round trip");
+  }
+  for (size_t i = 0; i < NSA; i++) {
+    gostx_esp_keycache_clear(&kc[i]);
+    gostx_esp_keycache_clear(&kc2[i]);
+    gostx_esp_sa_clear(&sa[i]);
+  }
+}
+
 static void group_esp(void) {
   secrets("esp kuznyechik-mgm-ktree");
   case_esp(GOSTX_ESP_KUZNYECHIK_MGM_KTREE);
   secrets("esp magma-mgm-ktree");
   case_esp(GOSTX_ESP_MAGMA_MGM_KTREE);
+  secrets("esp mixed across SAs");
+  case_esp_mixed();
 }
 
 /* ---- GOST TLS 1.3 (lib/tls): the key schedule from a secret shared
