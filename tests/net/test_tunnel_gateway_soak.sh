@@ -31,7 +31,7 @@ SWARM=${SWARM:-$(dirname "$G")/ike_swarm}
 USERS=${SOAK_USERS:-200}
 HALF=$((USERS / 2))
 SECONDS_MORE=${SOAK_SECONDS:-10}
-netns_test_begin
+netns_test_begin python3
 [ -x "$SWARM" ] || { bad "no $SWARM (built with the tests: cmake --build build)"; finish; }
 ip netns exec $NA sysctl -qw net.ipv4.conf.all.rp_filter=0
 
@@ -106,6 +106,13 @@ status_fresh gw
 st=$(ip netns exec $NA "$G" tunnel --status -c "$T/gw.conf")
 up=$(status_value "$st" remote_users)
 rk=$(awk '$1 == "peer" { for (i = 3; i < NF; i++) if ($i == "rekeys" && $(i + 1) > 0) n++ } END { print n + 0 }' <<<"$st")
+json=$(ip netns exec $NA "$G" tunnel --status --json -c "$T/gw.conf" | python3 -c '
+import json, sys
+def once(pairs):  # each name once in an object (RFC 8259 4)
+    assert len({k for k, _ in pairs}) == len(pairs), "a name twice"
+    return dict(pairs)
+j = json.load(sys.stdin, object_pairs_hook=once)
+print(j["remote_users"], len({p["id"] for p in j["peers"] if p["keying"] == "ikev2"}))' 2>&1)
 swarm_end a
 ea=$END
 swarm_end b
@@ -114,7 +121,9 @@ echo "$ea"
 echo "$eb"
 
 # 1. up, distinct, rekeyed, pinged, deleted; nothing failed
-[ "$up" = $USERS ] && ok "the gateway held $USERS users at once" || bad "remote_users $up of $USERS"
+[ "$up" = $USERS ] && [ "$json" = "$USERS $USERS" ] &&
+  ok "the gateway held $USERS users at once (--status --json: each its own ID)" ||
+  bad "remote_users $up of $USERS; --status --json: $json"
 sum() { echo $(($(field "$ea" $1) + $(field "$eb" $1))); }
 [ "$(sum up)" = $USERS ] && [ "$(sum deleted)" = $USERS ] &&
   ok "every user up to the end and its IKE SA deleted" || bad "up $(sum up), deleted $(sum deleted) of $USERS"
