@@ -6,7 +6,7 @@
 # gateway with a [pool] in $NA, each with a certificate of the test CA,
 # its Child SA rekeyed every 3-4 s and its IKE SA every 6-9 s, a ping
 # through its Child SA every 2 s. Half of them come first, then the other
-# half, and all stay for SOAK_SECONDS (10) more. Checked:
+# half, and all stay for SOAK_SECONDS (7) more. Checked:
 # 1. every user up, a distinct pool address each; rekeys of both kinds
 #    at every user's end and counted by the gateway, none failing, every
 #    ping answered, every IKE SA deleted at the end, and nothing the
@@ -19,7 +19,7 @@
 #    the heap back within 8 KiB of where it stood before them (measured
 #    after one user came and went: the tables made once, at the first key
 #    exchange, left in the baseline).
-# About 25 s; label scale, not in make asan (net_test_tunnel_gateway_ra
+# About 22 s; label scale, not in make asan (net_test_tunnel_gateway_ra
 # runs these paths sanitized). Needs root and /dev/net/tun (77 without).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +30,7 @@ G=${GOSTX:-build/gostx}
 SWARM=${SWARM:-$(dirname "$G")/ike_swarm}
 USERS=${SOAK_USERS:-200}
 HALF=$((USERS / 2))
-SECONDS_MORE=${SOAK_SECONDS:-10}
+SECONDS_MORE=${SOAK_SECONDS:-7}
 netns_test_begin python3
 [ -x "$SWARM" ] || { bad "no $SWARM (built with the tests: cmake --build build)"; finish; }
 ip netns exec $NA sysctl -qw net.ipv4.conf.all.rp_filter=0
