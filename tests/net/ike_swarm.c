@@ -22,7 +22,8 @@
  * the end the same line with "swarm end" in front and "deleted N"
  * behind. A failure is a log line of a manager that says one (an IKE SA
  * failed, refused, dropped or deleted by the gateway; an SA that could
- * not be installed; INVALID_SPI): each is printed on stderr. Exit 0 when
+ * not be installed; INVALID_SPI; our Delete unanswered at the end): each
+ * is printed on stderr. Exit 0 when
  * there was none and every user was up at the end, 1 otherwise, 2 for a
  * usage error. */
 #define _GNU_SOURCE
@@ -260,8 +261,8 @@ static void send_to(struct user *u, const gostx__ike_mgr_addr *a, const void *m,
 
 /* a log line that says something went wrong */
 static int is_failure(const char *l) {
-  static const char *const words[] = {"failed", "refused", "dropped", "could not", "cannot",
-                                      "INVALID", "deleted:", "warning"};
+  static const char *const words[] = {"failed",  "refused", "dropped",   "could not", "cannot",
+                                      "INVALID", "deleted:", "warning", "no answer", "unanswered"};
   for (size_t k = 0; k < sizeof words / sizeof *words; k++)
     if (strstr(l, words[k])) return 1;
   return 0;

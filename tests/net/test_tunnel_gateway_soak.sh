@@ -11,12 +11,16 @@
 #    at every user's end and counted by the gateway, none failing, every
 #    ping answered, every IKE SA deleted at the end, and nothing the
 #    gateway logs says a failure;
-# 2. the gateway's heap (heap_bytes) grows linearly with its users: the
-#    bytes a user at N/2 and at N users within a factor of 1.25 (a user
-#    mid-rekey holds a second SA pair a while: that, and the tables grown
-#    in steps, is the spread allowed), at most 16 KiB each;
+# 2. the gateway's heap (heap_bytes) grows linearly with its users: its
+#    growth over the baseline a user at N/2 and at N users within a factor
+#    of 1.25, at most 16 KiB each. Users mid-rekey hold a second SA pair
+#    or IKE SA a while, more of them on a loaded machine: sampled every
+#    quarter second the growth a user at 200 moved by 3 % (12,075-12,476
+#    B); growth that gets worse with the number of users (a table that
+#    grows faster than they do, a search that keeps copies) shows as
+#    more;
 # 3. once all are gone, no user left (remote_users 0, every slot free) and
-#    the heap back within 8 KiB of where it stood before them (measured
+#    the heap back within 2 KiB of where it stood before them (measured
 #    after one user came and went: the tables made once, at the first key
 #    exchange, left in the baseline).
 # About 22 s; label scale, not in make asan (net_test_tunnel_gateway_ra
@@ -149,10 +153,10 @@ else
 fi
 
 # 2. linear growth
-perA=$(((h1 - h0) / HALF)) perB=$(((h2 - h1) / (USERS - HALF)))
+perA=$(((h1 - h0) / HALF)) perB=$(((h2 - h0) / USERS))
 awk -v a=$perA -v b=$perB 'BEGIN { r = a > b ? a / b : b / a; exit !(a > 0 && b > 0 && r <= 1.25) }' &&
   [ $perA -le 16384 ] && [ $perB -le 16384 ] &&
-  ok "the gateway's heap: $h0 B, $h1 B with $HALF users, $h2 B with $USERS: $perA and $perB B a user" ||
+  ok "the gateway's heap: $h0 B, $h1 B with $HALF users, $h2 B with $USERS: $perA and $perB B a user over $h0" ||
   bad "the gateway's heap not linear: $h0, $h1, $h2 B: $perA and $perB B a user"
 
 # 3. all gone: the slots free, the heap back
