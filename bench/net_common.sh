@@ -26,9 +26,12 @@ bg() { # NS LOGNAME COMMAND...: runs in the background, pid kept
   PIDS+=($(cat "$T/pid"))
   rm -f "$T/pid"
 }
-stop_all() {
+stop_all() { # and wait for them to be gone (10 s at most): the next setup reuses their devices and ports
+  local p _
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  sleep 1
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  done
   PIDS=()
 }
 wait_dev() { for _ in $(seq 50); do ip -n $1 link show $2 >/dev/null 2>&1 && return; sleep 0.1; done; }

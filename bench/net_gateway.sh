@@ -16,6 +16,9 @@
 #   GOSTX_SITES=PATH (the sites' build, when not GOSTX's), ACTIVE=N: only N
 #   of the sites carry a stream at once (spread over them; the others idle),
 #   TIMING=yes: the gateway's own split of its CPU per packet
+#   PERF=FILE: `perf record -g` of the receiving tunnel process over the
+#   measured seconds of each run (FILE.DEVICE.STREAMS, the last run's of
+#   each row; `perf report -i` it)
 # Rows, per transform, the median (by Gbit/s) of RUNS runs, each measured
 # over SECONDS in the middle of the streams (after they all started):
 #   single peer  net_tunnel.sh's "tcp x1" setup (gostx_up: one tunnel each
@@ -27,6 +30,11 @@
 #                process alone (the gateway; in the single-peer row the
 #                peer on the gateway's side) per 10^9 bytes delivered:
 #                the senders are SITES processes here and one there
+#   user         the same, its user time alone: on veth the receivers'
+#                stacks (the sites' UDP, the iperf3 servers' TCP) run in
+#                the sender's system calls and count in its stime
+#   single peer t1, N streams  the gateway's N streams (ACTIVE) through
+#                the single peer's one SA pair: the same traffic, one key
 # Then the ratios the issue asks (81): gateway t1 Gbit/s >= 0.95x single,
 # its CPU s/GB <= 1.05x single's, t2 >= 1.7x t1 where the cores allow.
 set -u
@@ -67,19 +75,28 @@ steady() {
   read -r r0 p0 < <(dev_rx $NB $dev)
   # shellcheck disable=SC2086
   t0=$(ticks $cpu)
-  sleep "$SECS"
+  # shellcheck disable=SC2086
+  k0=$(sys_ticks $cpu)
+  if [ -n "${PERF:-}" ]; then # FILE.DEVICE.STREAMS (gxg0: the gateway, gxb0: the single peer)
+    perf record -g -q -o "$PERF.$dev.$#" -p "$cpu" -- sleep "$SECS" >/dev/null 2>&1
+  else
+    sleep "$SECS"
+  fi
   # shellcheck disable=SC2086
   t1=$(ticks $cpu)
+  # shellcheck disable=SC2086
+  k1=$(sys_ticks $cpu)
   read -r r1 p1 < <(dev_rx $NB $dev)
   wait "${run[@]}" 2>/dev/null
-  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v hz=$HZ -v s="$SECS" 'BEGIN {
-    printf "%.3f %.1f %s\n", b * 8 / s / 1e9, p / s / 1e3, b ? sprintf("%.2f", c / hz / (b / 1e9)) : "-" }'
+  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v u=$((t1 - t0 - k1 + k0)) -v hz=$HZ -v s="$SECS" 'BEGIN {
+    printf "%.3f %.1f %s %s\n", b * 8 / s / 1e9, p / s / 1e3, b ? sprintf("%.2f", c / hz / (b / 1e9)) : "-",
+      b ? sprintf("%.2f", u / hz / (b / 1e9)) : "-" }'
 }
 median() { # the median (by Gbit/s) of RUNS runs of steady ARGS...
   for _ in $(seq "$RUNS"); do steady "$@"; done | sort -n | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'
 }
 row() { # NAME TRANSFORM FIGURES: printed and kept in $T/rows
-  printf '%-34s %8s %9s %8s\n' "$1" $3
+  printf '%-44s %8s %9s %8s %8s\n' "$1" $3
   echo "$1|$2|$3" >>"$T/rows"
 }
 
@@ -145,15 +162,24 @@ gw_counters() {
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $SITES sites (${ACTIVE:-$SITES} carrying a stream), iperf3 TCP one stream each, ${SECS}s measured, median of $RUNS runs; MTU 1400"
-printf '%-34s %8s %9s %8s\n' setup Gbit/s kpps "cpu s/GB"
+printf '%-44s %8s %9s %8s %8s\n' setup Gbit/s kpps "cpu s/GB" "user"
 # the sites that carry a stream: ACTIVE of them (default all), spread over
 # the SITES (every SITES / ACTIVE-th), the others configured and idle
 ACTIVE=${ACTIVE:-$SITES}
 srcs=()
-for i in $(seq "$ACTIVE"); do srcs+=(10.240.$(((i - 1) * SITES / ACTIVE + 1)).1); done
+ssrcs=() # the single peer's as many streams' sources
+for i in $(seq "$ACTIVE"); do
+  srcs+=(10.240.$(((i - 1) * SITES / ACTIVE + 1)).1)
+  ssrcs+=(10.232.1.$i)
+done
 for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
   gostx_up "$tr" 1
   row "$tr single peer t1" "$tr|single" "$(median gxb0 10.232.0.2 "${PIDS[1]}" 10.232.0.1)"
+  if [ "$ACTIVE" -gt 1 ]; then # the gateway's streams through the one SA pair
+    for i in $(seq "$ACTIVE"); do ip -n $NA addr add 10.232.1.$i/32 dev gxb0; done
+    ip -n $NB route add 10.232.1.0/24 dev gxb0
+    row "$tr single peer t1, $ACTIVE streams" "$tr|singleN" "$(median gxb0 10.232.0.2 "${PIDS[1]}" "${ssrcs[@]}")"
+  fi
   stop_all
   for w in ${THREADS:-1 2}; do
     gateway_up "$tr" "$w"
@@ -162,13 +188,17 @@ for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
     stop_all
   done
 done
-awk -F'|' '{ split($4, f, " "); g[$2 "|" $3] = f[1]; c[$2 "|" $3] = f[3] }
+awk -F'|' '{ split($4, f, " "); g[$2 "|" $3] = f[1]; c[$2 "|" $3] = f[3]; u[$2 "|" $3] = f[4] }
   END { for (k in g) { split(k, p, "|"); tr[p[1]] = 1 }
     for (t in tr) {
-      s = t "|single"
-      if (g[s] > 0 && g[t "|t1"] > 0)
-        printf "# %s: gateway t1 / single peer: Gbit/s %.2fx (>= 0.95x asked), cpu s/GB %.2fx (<= 1.05x asked)\n",
-          t, g[t "|t1"] / g[s], (c[s] > 0 ? c[t "|t1"] / c[s] : 0)
+      split("single singleN", ss, " ")
+      for (j = 1; j <= 2; j++) {
+        s = t "|" ss[j]
+        if (g[s] > 0 && g[t "|t1"] > 0)
+          printf "# %s: gateway t1 / single peer%s: Gbit/s %.2fx (>= 0.95x asked), cpu s/GB %.2fx (<= 1.05x asked), user s/GB %.2fx\n",
+            t, j == 2 ? " of as many streams" : "", g[t "|t1"] / g[s], (c[s] > 0 ? c[t "|t1"] / c[s] : 0),
+            (u[s] > 0 ? u[t "|t1"] / u[s] : 0)
+      }
       if (g[t "|t1"] > 0 && g[t "|t2"] > 0)
         printf "# %s: gateway t2 / t1: Gbit/s %.2fx (>= 1.7x asked where the cores allow: %d CPUs here)\n",
           t, g[t "|t2"] / g[t "|t1"], '"$(nproc)"'

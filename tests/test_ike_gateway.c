@@ -536,6 +536,204 @@ static void gateway_gate(int64_t now) {
   gostx__ike_mgr_gate_free(g);
 }
 
+/* ---- the keys a gateway's table holds of a manager, and who moves them ---- */
+
+static gostx__ike_mgr_addr peer_said; /* the last dp.peer_set */
+static int peer_sets;
+static void note_peer(void *ctx, const gostx__ike_mgr_addr *to) {
+  (void)ctx;
+  peer_said = *to;
+  peer_sets++;
+}
+
+/* datagrams from y (at y_at, on the data port) into gw and back until
+ * both are quiet; y's IKE requests kept in req (the last) */
+static uint8_t req[GOSTX_IKE_MGR_MSG_MAX];
+static size_t req_len;
+static void pump_encap(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at,
+                       int64_t now) {
+  static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+  for (int round = 0; round < 16; round++) {
+    int moved = 0;
+    while (gostx__ike_mgr_next(y, &ev))
+      if (ev.type == GOSTX_IKE_MGR_SEND) {
+        memcpy(m, ev.data, ev.len);
+        if (!(m[19] & 0x20)) memcpy(req, m, req_len = ev.len);
+        gostx__ike_mgr_to f = {y_at, 1};
+        gostx__ike_mgr_input(gw, m, ev.len, &f, now);
+        moved = 1;
+      }
+    while (gostx__ike_mgr_next(gw, &ev))
+      if (ev.type == GOSTX_IKE_MGR_SEND) {
+        memcpy(m, ev.data, ev.len);
+        gostx__ike_mgr_to back = {ip4(1, 4500), 1};
+        gostx__ike_mgr_input(y, m, ev.len, &back, now);
+        moved = 1;
+      }
+    if (!moved) break;
+  }
+}
+
+static int same_at(const gostx__ike_mgr_addr *a, const gostx__ike_mgr_addr *b) {
+  return a->port == b->port && a->ip_len == b->ip_len && !memcmp(a->ip, b->ip, a->ip_len);
+}
+
+/* The keys gostx__ike_mgr_sas lists as a user's handshake goes (a
+ * half-open SA, then the installed one under the same SPIs), and the
+ * source they name: a NAT in front of y (y's encap = yes), whose mapping
+ * moves. A copy of y's request from another port, changed (its ICV
+ * fails) or not (a retransmission: a replay), moves nothing: not the
+ * key's source, not where ESP goes (dp.peer_set), not shown.remote; y's
+ * next request from the new port does. */
+static void keys_and_moves(int64_t now) {
+  const gostx__ike_mgr_addr gw_at = ip4(1, 4500), y_at = ip4(6, 4500), moved = ip4(6, 61000),
+                            forger = ip4(6, 62000);
+  gostx__ike_mgr_settings gs, ys;
+  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
+  gs.any_source = 1;
+  gs.on_data_port = 1;
+  side(&ys, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  ys.on_data_port = 1;
+  ys.encap = 1; /* the gateway sees a NAT in front of y */
+  ys.dpd_seconds = 1;
+  gostx__ike_mgr_dp dp = ike_null_dp;
+  dp.peer_set = note_peer;
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &dp), *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
+  gostx__ike_mgr_sa_key k[GOSTX_IKE_MGR_SAS_MAX];
+  CHECK(gw && y && gostx__ike_mgr_sas(gw, k) == 0, "a fresh manager holds no keys");
+  if (!gw || !y) return;
+  /* y's IKE_SA_INIT alone: a half-open SA, SPIr chosen */
+  gostx__ike_mgr_tick(y, now);
+  static const uint8_t zero[8];
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND) {
+      gostx__ike_mgr_to f = {y_at, 1};
+      gostx__ike_mgr_input(gw, ev.data, ev.len, &f, now);
+    }
+  size_t n = gostx__ike_mgr_sas(gw, k);
+  CHECK(n == 1 && k[0].half_open && same_at(&k[0].src, &y_at) && memcmp(k[0].spi_r, zero, 8),
+        "after IKE_SA_INIT: one half-open key from y, its SPIr chosen (%zu keys)", n);
+  /* its answer back to y, and on to the end */
+  while (gostx__ike_mgr_next(gw, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND) {
+      gostx__ike_mgr_to back = {gw_at, 1};
+      gostx__ike_mgr_input(y, ev.data, ev.len, &back, now);
+    }
+  pump_encap(gw, y, y_at, now);
+  gostx__ike_mgr_shown sg;
+  gostx__ike_mgr_shown_get(gw, &sg);
+  n = gostx__ike_mgr_sas(gw, k);
+  CHECK(sg.state == 2 && n == 1 && !k[0].half_open && !memcmp(k[0].spi_i, sg.spi_i, 8) &&
+            !memcmp(k[0].spi_r, sg.spi_r, 8) && same_at(&k[0].src, &y_at),
+        "established: one key, the installed SA's SPIs, from y (%zu keys)", n);
+  const int sets = peer_sets;
+  /* y's IKE_AUTH request from another port: once changed, once as it was */
+  static uint8_t copy[GOSTX_IKE_MGR_MSG_MAX];
+  memcpy(copy, req, req_len);
+  copy[req_len - 1] ^= 1;
+  gostx__ike_mgr_to f = {forger, 1};
+  gostx__ike_mgr_input(gw, copy, req_len, &f, now + 10);
+  gostx__ike_mgr_input(gw, req, req_len, &f, now + 20);
+  while (gostx__ike_mgr_next(gw, &ev)) {
+  }
+  gostx__ike_mgr_shown_get(gw, &sg);
+  n = gostx__ike_mgr_sas(gw, k);
+  CHECK(n == 1 && same_at(&k[0].src, &y_at) && same_at(&sg.remote, &y_at) && peer_sets == sets,
+        "a forged and a replayed request from another port move nothing (%d moves)",
+        peer_sets - sets);
+  /* y's NAT maps it anew: its liveness check from there moves both */
+  gostx__ike_mgr_tick(y, now + 3000);
+  pump_encap(gw, y, moved, now + 3000);
+  gostx__ike_mgr_shown_get(gw, &sg);
+  n = gostx__ike_mgr_sas(gw, k);
+  CHECK(n == 1 && same_at(&k[0].src, &moved) && same_at(&sg.remote, &moved) &&
+            peer_sets == sets + 1 && same_at(&peer_said, &moved),
+        "y's next request from its new mapping: its key, ESP and shown.remote follow (%d moves)",
+        peer_sets - sets);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
+}
+
+/* The notify of type `type` in a protected message's inside (plain, pl
+ * octets, its first payload `first`): its offset, or 0 when none. */
+static size_t notify_at(uint8_t first, const uint8_t *plain, size_t pl, uint16_t type) {
+  size_t at = 0;
+  for (uint8_t t = first; t && at + 8 <= pl;) {
+    const size_t len = (size_t)plain[at + 2] << 8 | plain[at + 3];
+    if (len < 4 || at + len > pl) return 0;
+    if (t == GOSTX_IKE_PT_NOTIFY && (plain[at + 6] << 8 | plain[at + 7]) == type) return at + 6;
+    t = plain[at];
+    at += len;
+  }
+  return 0;
+}
+
+/* A Child SA asked beside the installed one (y's rekey request without
+ * its REKEY_SA: RFC 7296 1.3.1's new Child SA): the gateway keeps one
+ * pair per IKE SA, answers NO_ADDITIONAL_SAS (protected), says so in its
+ * log, and its SA and Child SA stand. */
+static void child_beside(int64_t now) {
+  const gostx__ike_mgr_addr gw_at = ip4(1, 500), y_at = ip4(7, 500);
+  gostx__ike_mgr_settings gs, ys;
+  side(&gs, "gw.example.ru", "y.example.ru", gw_at, y_at, 0);
+  gs.any_source = 1;
+  side(&ys, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  ys.rekey_seconds = 1;
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&ys, &ike_null_dp);
+  if (!gw || !y) return;
+  int said = 0;
+  gostx__ike_mgr_tick(y, now);
+  pump(gw, y, y_at, now, "", &said);
+  gostx__ike_mgr_shown before, after;
+  gostx__ike_mgr_shown_get(gw, &before);
+  /* y's rekey request, its REKEY_SA made another status notify */
+  gostx__ike_mgr_tick(y, now + 2000);
+  static uint8_t m[GOSTX_IKE_MGR_MSG_MAX], plain[GOSTX_IKE_MGR_MSG_MAX];
+  size_t len = 0, pl = 0;
+  while (gostx__ike_mgr_next(y, &ev))
+    if (ev.type == GOSTX_IKE_MGR_SEND && !len) memcpy(m, ev.data, len = ev.len);
+  const gostx_ike_engine *e = gw->sa;
+  gostx_ike_hdr h;
+  uint8_t first;
+  uint64_t iv;
+  gostx_ike_sk sk;
+  size_t at = 0;
+  if (before.state == 2 && e && len && m[18] == GOSTX_IKE_CREATE_CHILD_SA &&
+      gostx__ike_sk_init(&sk, e->encr, e->k.sk_ei, e->k.enc_len) == GOSTX_OK) {
+    if (gostx__ike_sk_open(&sk, m, len, &h, &first, plain, sizeof plain, &pl, &iv) == GOSTX_OK &&
+        (at = notify_at(first, plain, pl, GOSTX_IKE_N_REKEY_SA))) {
+      plain[at] = 16394 >> 8; /* ESP_TFC_PADDING_NOT_SUPPORTED: a status, not read here */
+      plain[at + 1] = 16394 & 0xff;
+      (void)gostx__ike_sk_seal(&sk, iv, &h, first, plain, pl, m, sizeof m, &len);
+    }
+    gostx__ike_sk_clear(&sk);
+  }
+  CHECK(at, "y's rekey request opened, its REKEY_SA changed");
+  gostx__ike_mgr_to f = {y_at, 0};
+  gostx__ike_mgr_input(gw, m, len, &f, now + 2000);
+  size_t refused = 0;
+  said = 0;
+  while (gostx__ike_mgr_next(gw, &ev)) {
+    if (ev.type == GOSTX_IKE_MGR_LOG &&
+        strstr((const char *)ev.data, "y.example.ru, refused: NO_ADDITIONAL_SAS"))
+      said++;
+    if (ev.type != GOSTX_IKE_MGR_SEND || !e) continue;
+    if (gostx__ike_sk_init(&sk, e->encr, e->k.sk_er, e->k.enc_len) == GOSTX_OK &&
+        gostx__ike_sk_open(&sk, ev.data, ev.len, &h, &first, plain, sizeof plain, &pl, &iv) ==
+            GOSTX_OK)
+      refused += notify_at(first, plain, pl, GOSTX_IKE_N_NO_ADDITIONAL_SAS) != 0;
+    gostx__ike_sk_clear(&sk);
+  }
+  gostx__ike_mgr_shown_get(gw, &after);
+  CHECK(refused == 1 && said == 1 && after.state == 2 && after.child_in == before.child_in &&
+            after.child_out == before.child_out,
+        "a Child SA beside the installed one: NO_ADDITIONAL_SAS %zu, said %d, the SAs stand",
+        refused, said);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
+}
+
 int main(void) {
   const int64_t t0 = 1800000000000; /* Unix ms */
   gostx__ike_mgr_settings gs, cs;
@@ -595,5 +793,7 @@ int main(void) {
   site(t0);
   many_users(t0);
   gateway_gate(t0);
+  keys_and_moves(t0);
+  child_beside(t0);
   return t_done();
 }

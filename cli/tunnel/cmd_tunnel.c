@@ -262,9 +262,12 @@ static int run(struct tunnel *t) {
             t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off",
             t->tun_tso ? "on" : "off", t->tun_uso ? "on" : "off", t->tun_csum ? "on" : "off");
   write_status(t);
-  struct timespec second = {1, 0};
+  /* the state files' reservations every tick; the status and the reload
+   * timers every second (and at each signal) */
+  const struct timespec tick = {TUNNEL_STATE_TICK_MS / 1000, TUNNEL_STATE_TICK_MS % 1000 * 1000000L};
+  unsigned ticks = 0;
   while (!rc && !stop) {
-    int s = sigtimedwait(&sigs, NULL, &second);
+    int s = sigtimedwait(&sigs, NULL, &tick);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
     if (s == SIGHUP && t->gw) { /* the [pool]'s CRLs (the running config's files), the peers */
@@ -272,9 +275,12 @@ static int run(struct tunnel *t) {
       tunnel_gw_reload(t);
     }
     else if (s == SIGHUP) tunnel_reload(t);
-    write_status(t);
     tunnel_state_tick(t);
-    tunnel_reload_tick(t);
+    if (s > 0 || ++ticks * TUNNEL_STATE_TICK_MS >= 1000) {
+      ticks = 0;
+      write_status(t);
+      tunnel_reload_tick(t);
+    }
   }
   atomic_store(&t->stop, 1);
   tunnel_ike_stop(t);

@@ -38,6 +38,10 @@
  * least this many, at most TUNNEL_SEQ_STEP. After a crash everything up to
  * the reservation counts as seen, so the margin is what a crash can cost. */
 #define TUNNEL_IN_MARGIN_MIN 16
+/* The reservations are renewed by the main thread this often, ahead of the
+ * workers: they write the state file themselves only when a peer's rate
+ * doubles within a tick (tunnel_state.c, tunnel_state_tick). */
+#define TUNNEL_STATE_TICK_MS 250
 #define TUNNEL_FP_LEN 32 /* a key fingerprint in the state file */
 /* UDP offloads (docs/TUNNEL.md, "UDP offloads"): a received buffer holds a
  * whole GRO-coalesced datagram train, at most 64 KiB; one GSO send carries
@@ -264,6 +268,9 @@ struct tunnel_state {
   _Atomic uint64_t in_accepted_tick;
   pthread_mutex_t lock;   /* one writer of the file at a time */
   atomic_int save_failed; /* the file could not be written (said once) */
+  /* its writes: all, and those by a worker (numbers past the reservation:
+   * the rate more than doubled within a tick) */
+  _Atomic uint64_t writes, writes_by_worker;
 };
 
 struct tunnel {
@@ -285,6 +292,7 @@ struct tunnel {
   int old_in_live;
   uint64_t old_in_accepted;
   long long reload_at, switched_at, old_in_moved_at; /* CLOCK_MONOTONIC seconds */
+  int64_t state_tick_ms; /* the state files' last tick (CLOCK_MONOTONIC ms; main thread) */
   int new_keys; /* --new-keys: the keys that the state file does not know are new */
   /* keying = static with [peer] sections: the gateway's peers (tunnel_gw.h) */
   struct tunnel_gw *gw;
@@ -486,6 +494,8 @@ void tunnel_reload_tick(struct tunnel *t);
 /* Each second (main thread): the inbound margins follow the rates, and the
  * reservations are renewed before the workers reach them. */
 void tunnel_state_tick(struct tunnel *t);
+/* The state files' writes since the start: all, and by the workers. */
+void tunnel_state_writes(struct tunnel *t, uint64_t *all, uint64_t *by_worker);
 /* At a clean stop: the exact numbers, so a restart skips none. */
 void tunnel_state_close(struct tunnel *t);
 

@@ -127,14 +127,13 @@ static int state_read(const char *path, struct state_file *st) {
   return 0;
 }
 
-/* Writes the state whole (a temporary file, fsync, rename, the directory
- * synced): 0, or -1 with errno set. */
-static int state_write(const struct tunnel_state *sf, uint64_t out, uint64_t in) {
-  const char *path = sf->path;
+/* The state's temporary file (STATE.tmp) written with out and in; kept
+ * open in *fd for the caller to make durable: 0, or -1 with errno set. */
+static int tmp_write(const struct tunnel_state *sf, uint64_t out, uint64_t in, int *fd) {
   char tmp[sizeof sf->path + 8];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
+  snprintf(tmp, sizeof tmp, "%s.tmp", sf->path);
+  *fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (*fd < 0) return -1;
   char text[STATE_MAX], hex_out[2 * TUNNEL_FP_LEN + 1], hex_in[2 * TUNNEL_FP_LEN + 1];
   for (size_t i = 0; i < TUNNEL_FP_LEN; i++) {
     snprintf(hex_out + 2 * i, 3, "%02x", sf->fp_out[i]);
@@ -142,17 +141,34 @@ static int state_write(const struct tunnel_state *sf, uint64_t out, uint64_t in)
   }
   int n = snprintf(text, sizeof text, STATE_MAGIC "out %s %llu\nin %s %llu\n", hex_out,
                    (unsigned long long)out, hex_in, (unsigned long long)in);
-  int bad = write(fd, text, (size_t)n) != n || fsync(fd) < 0;
-  int e = errno;
-  bad |= close(fd) < 0;
-  if (bad || rename(tmp, path) < 0) {
+  if (write(*fd, text, (size_t)n) != n) {
+    int e = errno;
+    close(*fd);
+    unlink(tmp);
+    errno = e ? e : EIO;
+    return -1;
+  }
+  return 0;
+}
+
+/* The durable temporary file (fd closed here) put in the state's place: 0,
+ * or -1 with errno set. The directory is synced by the caller. */
+static int tmp_commit(const struct tunnel_state *sf, int fd, int bad, int e) {
+  char tmp[sizeof sf->path + 8];
+  snprintf(tmp, sizeof tmp, "%s.tmp", sf->path);
+  if (close(fd) < 0 && !bad) bad = 1, e = errno;
+  if (bad || rename(tmp, sf->path) < 0) {
     if (!bad) e = errno;
     unlink(tmp);
     errno = e;
     return -1;
   }
-  /* the rename itself durable: the directory synced */
-  char dir[sizeof sf->path];
+  return 0;
+}
+
+/* The folder of path synced: its renames durable. */
+static void dir_sync(const char *path) {
+  char dir[TUNNEL_PATH_MAX + 48];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
   if (slash == dir) slash[1] = 0;
@@ -163,6 +179,17 @@ static int state_write(const struct tunnel_state *sf, uint64_t out, uint64_t in)
     fsync(dfd);
     close(dfd);
   }
+}
+
+/* Writes the state whole (a temporary file, fsync, rename, the directory
+ * synced): 0, or -1 with errno set. */
+static int state_write(struct tunnel_state *sf, uint64_t out, uint64_t in) {
+  int fd;
+  if (tmp_write(sf, out, in, &fd) < 0) return -1;
+  int bad = fsync(fd) < 0, e = errno;
+  if (tmp_commit(sf, fd, bad, e) < 0) return -1;
+  dir_sync(sf->path);
+  TUNNEL_ADD(sf->writes, 1);
   return 0;
 }
 
@@ -377,7 +404,10 @@ int tunnel_out_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t l
       if (next < last) next = last;
       ok = state_write(sf, next, atomic_load(&sf->in_saved)) == 0;
       e = errno;
-      if (ok) atomic_store(&sf->seq_saved, next);
+      if (ok) {
+        atomic_store(&sf->seq_saved, next);
+        TUNNEL_ADD(sf->writes_by_worker, 1);
+      }
     }
     pthread_mutex_unlock(&sf->lock);
     if (!ok) {
@@ -419,31 +449,107 @@ int tunnel_in_reserve(struct tunnel_state *sf, struct tunnel_sa *sa, uint64_t to
     if (margin_for(since) > m) m = margin_for(since);
     rc = in_write(sf, top, m);
     e = errno;
-    if (!rc) atomic_store(&sf->in_margin, m);
+    if (!rc) {
+      atomic_store(&sf->in_margin, m);
+      TUNNEL_ADD(sf->writes_by_worker, 1);
+    }
   }
   pthread_mutex_unlock(&sf->lock);
   if (rc) say_save_failed(sf, e);
   return rc;
 }
 
-static void state_tick_one(struct tunnel_state *sf) {
-  if (!sf->st_out || !sf->st_in) return; /* no static keys (ikev2, or switched): no state file */
+/* One renewal of a tick: the state, its temporary file (open) and the
+ * numbers in it. */
+struct renewal {
+  struct tunnel_state *sf;
+  int fd, ok;
+  uint64_t out, in;
+};
+
+/* Whether sf's reservations run short (r filled, sf->lock held, its
+ * temporary file written: 1) or not (0). elapsed_ms: since the last tick. */
+static int tick_due(struct tunnel_state *sf, int64_t elapsed_ms, struct renewal *r) {
+  if (!sf->st_out || !sf->st_in) return 0; /* no static keys (ikev2, or switched): no state file */
   pthread_mutex_lock(&sf->st_in->replay_lock);
-  uint64_t top = sf->st_in->replay.top;
+  const uint64_t top = sf->st_in->replay.top;
   pthread_mutex_unlock(&sf->st_in->replay_lock);
-  /* the margin: the packets accepted in the last second */
-  uint64_t accepted = atomic_load(&sf->st_in->accepted);
-  uint64_t m = margin_for(accepted - atomic_load(&sf->in_accepted_tick));
+  /* the margin: a second's packets at the rate since the last tick, or
+   * the last margin less a quarter (a short lull keeps most of it) */
+  const uint64_t accepted = atomic_load(&sf->st_in->accepted);
+  const uint64_t since = accepted - atomic_load(&sf->in_accepted_tick);
+  const uint64_t per_s = since > UINT64_MAX / 1000 ? UINT64_MAX : since * 1000 / (uint64_t)elapsed_ms;
+  uint64_t m = margin_for(per_s), last = atomic_load(&sf->in_margin);
+  if (m < last - last / 4) m = last - last / 4;
   atomic_store(&sf->in_accepted_tick, accepted);
   atomic_store(&sf->in_margin, m);
-  if (atomic_load(&sf->in_saved) - top >= m / 2) return;
+  /* renewed with 3/4 of the margin left: the workers reach the end only
+   * if the rate doubles within a tick */
+  const uint64_t in_saved = atomic_load(&sf->in_saved), out_saved = atomic_load(&sf->seq_saved);
+  const uint64_t used = atomic_load(&sf->st_out->seq_used), limit = sf->st_out->esp.limit;
+  const int in_due = in_saved < top || in_saved - top < m - m / 4;
+  const int out_due = out_saved < limit && (used >= out_saved || out_saved - used < TUNNEL_SEQ_STEP / 2);
+  if (!in_due && !out_due) return 0;
   pthread_mutex_lock(&sf->lock);
-  if (atomic_load(&sf->in_saved) - top < m / 2) (void)in_write(sf, top, m); /* the workers retry */
-  pthread_mutex_unlock(&sf->lock);
+  r->sf = sf;
+  r->out = atomic_load(&sf->seq_saved);
+  if (out_due && r->out < limit) r->out = add_sat(r->out, TUNNEL_SEQ_STEP, limit);
+  r->in = atomic_load(&sf->in_saved);
+  if (in_due && add_sat(top, m, UINT64_MAX) > r->in) r->in = add_sat(top, m, UINT64_MAX);
+  if (tmp_write(sf, r->out, r->in, &r->fd) < 0) { /* the workers retry, and say it */
+    pthread_mutex_unlock(&sf->lock);
+    return 0;
+  }
+  return 1;
 }
 
+/* A tick's renewals made durable together: one syncfs is one journal
+ * commit for all their files, where an fsync each is a commit each (64
+ * busy peers: 64 a tick); then renamed, their folder (the main state
+ * file's: every peer's file is beside it) synced once. */
+static void renew(struct renewal *r, size_t k) {
+  const int bad = (k == 1 ? fsync(r[0].fd) : syncfs(r[0].fd)) < 0, e = errno;
+  int any = 0;
+  for (size_t j = 0; j < k; j++) {
+    r[j].ok = tmp_commit(r[j].sf, r[j].fd, bad, e) == 0;
+    any |= r[j].ok;
+  }
+  if (any) dir_sync(r[0].sf->path);
+  for (size_t j = 0; j < k; j++) {
+    struct tunnel_state *sf = r[j].sf;
+    if (r[j].ok) {
+      atomic_store(&sf->seq_saved, r[j].out);
+      atomic_store(&sf->in_saved, r[j].in);
+      TUNNEL_ADD(sf->writes, 1);
+    }
+    pthread_mutex_unlock(&sf->lock);
+  }
+}
+
+#define TICK_BATCH 64
+
 void tunnel_state_tick(struct tunnel *t) {
-  for (size_t i = 0; i < state_count(t); i++) state_tick_one(state_at(t, i));
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  /* a signal's early wake-up: the rate is read over a full tick */
+  if (t->state_tick_ms && now - t->state_tick_ms < TUNNEL_STATE_TICK_MS / 2) return;
+  const int64_t elapsed = t->state_tick_ms ? now - t->state_tick_ms : TUNNEL_STATE_TICK_MS;
+  t->state_tick_ms = now;
+  struct renewal r[TICK_BATCH];
+  for (size_t i = 0, n = state_count(t); i < n;) {
+    size_t k = 0;
+    for (; i < n && k < TICK_BATCH; i++) k += (size_t)tick_due(state_at(t, i), elapsed, &r[k]);
+    if (k) renew(r, k);
+  }
+}
+
+void tunnel_state_writes(struct tunnel *t, uint64_t *all, uint64_t *by_worker) {
+  *all = *by_worker = 0;
+  for (size_t i = 0; i < state_count(t); i++) {
+    *all += atomic_load(&state_at(t, i)->writes);
+    *by_worker += atomic_load(&state_at(t, i)->writes_by_worker);
+  }
 }
 
 void tunnel_state_stop(struct tunnel_state *sf) {

@@ -248,6 +248,10 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
     }
     fprintf(f, "ns_worker_cpu %llu\n", (unsigned long long)cpu);
   }
+  uint64_t writes, by_worker;
+  tunnel_state_writes(t, &writes, &by_worker);
+  fprintf(f, "state_writes %llu\nstate_writes_by_worker %llu\n", (unsigned long long)writes,
+          (unsigned long long)by_worker);
   /* how the packets spread over the workers (TUN queues and sockets) */
   fputs("tx_packets_by_worker", f);
   for (unsigned i = 0; i < t->nworkers; i++)

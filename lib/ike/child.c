@@ -320,8 +320,10 @@ int gostx__ike_child_request(gostx_ike_engine *e, const gostx_ike_chain *c, gost
   const uint8_t *ke;
   size_t ke_len;
   const int has_rekey = find_rekey(c, &rekey);
-  if (has_rekey == GOSTX_EUNSUP) /* a new Child SA: this engine keeps one pair */
+  if (has_rekey == GOSTX_EUNSUP) { /* a new Child SA: this engine keeps one pair */
+    e->refused_child = 1;
     return refuse(w, GOSTX_IKE_N_NO_ADDITIONAL_SAS, NULL);
+  }
   const gostx_ike_payload *sp = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (has_rekey != GOSTX_OK || !sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK)
     return refuse(w, GOSTX_IKE_N_INVALID_SYNTAX, NULL);

@@ -302,6 +302,10 @@ typedef struct gostx_ike_engine {
   /* responder: the initiator's IKE_AUTH request carried INITIAL_CONTACT:
    * it holds no other IKE SA with us (any older one is dead to it) */
   uint8_t peer_initial_contact;
+  /* the peer asked for a Child SA beside the one we hold (a CREATE_CHILD_SA
+   * without REKEY_SA), refused with NO_ADDITIONAL_SAS: one pair per IKE
+   * SA. Set for the manager's log line, which clears it. */
+  uint8_t refused_child;
   /* RFC 7383: the peer announced IKEV2_FRAGMENTATION_SUPPORTED; the set
    * of fragments being gathered (fragio.c) and what it holds
    * (GOSTX_IKE_MSG_MAX octets while a set is gathered, else NULL) */

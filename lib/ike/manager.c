@@ -319,6 +319,41 @@ static int sa_owns(const gostx_ike_engine *e, const uint8_t *msg) {
   return 0;
 }
 
+/* e's keys (its current SPIs and those a rekey left, as sa_owns takes
+ * them) into out from n on: the new n. */
+static size_t keys_of(const gostx_ike_engine *e, const gostx__ike_mgr_addr *src, int half_open,
+                      gostx__ike_mgr_sa_key *out, size_t n) {
+  gostx__ike_mgr_sa_key *o = &out[n++];
+  memcpy(o->spi_i, e->spi_i, 8);
+  memcpy(o->spi_r, e->spi_r, 8);
+  o->src = *src;
+  o->half_open = half_open;
+  for (int i = 0; i < 2 && !half_open; i++) {
+    const gostx_ike_old_sa *old = &e->old_sa[i];
+    if (!old->valid && !old->closed) continue;
+    o = &out[n++];
+    memcpy(o->spi_i, old->spi_i, 8);
+    memcpy(o->spi_r, old->spi_r, 8);
+    o->src = *src;
+    o->half_open = 0;
+  }
+  return n;
+}
+
+size_t gostx__ike_mgr_sas(const gostx__ike_mgr *k, gostx__ike_mgr_sa_key *out) {
+  size_t n = 0;
+  /* the installed SA where its peer's IKE is now (a NAT's move followed) */
+  if (k->sa) n = keys_of(k->sa, &k->sa_to.addr, 0, out, n);
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) {
+    const struct gostx__ike_slot *s = &k->resp[i];
+    if (s->used && s->e && s->e != k->sa)
+      n = keys_of(s->e, &s->src, s->e->state != GOSTX_IKE_S_ESTABLISHED, out, n);
+  }
+  if (k->init_on && k->init && !init_installed(k))
+    n = keys_of(k->init, &k->init_to.addr, 0, out, n);
+  return n;
+}
+
 /* A new IKE SA of ours in k->init: its IKE_SA_INIT out. */
 static void start_init(gostx__ike_mgr *k, int64_t now) {
   gostx_ike_addr remote;

@@ -93,7 +93,11 @@ typedef struct gostx__ike_mgr_settings {
   int initiate; /* this side starts the exchange (both may) */
   /* IKE datagrams from any address taken, not only the peer's (a
    * gateway's first step, issue 81: its cookie gate counts half-open SAs
-   * per source); the installed SA and its ESP still go to `peer` */
+   * per source); the installed SA and its ESP still go to `peer`, or to
+   * the peer's NAT mapping where one is in front of it, followed when it
+   * moves whatever our own NAT detection says (a gateway is the outside
+   * end: its local address may be a wildcard, which its peers' hashes
+   * never match, or a fixed port forward) */
   int any_source;
   int encap;    /* IKE on the data port from IKE_AUTH on, NAT or not */
   /* A gateway's remote users (issue 81), as responder: with peer_id NULL,
@@ -287,5 +291,51 @@ void gostx__ike_mgr_gate_free(gostx__ike_mgr_gate *g);
 int gostx__ike_mgr_gate_check(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
                               const gostx__ike_mgr_to *from, size_t half_open, size_t from_src,
                               gostx__ike_mgr_event *ev);
+
+/* ---- a gateway's table of IKE SAs (lib/ike/table.c, issue 81) ----
+ * One key per IKE SA a manager holds (gostx__ike_mgr_sas lists them): its
+ * SPIs (spi_r zero until the responder chose it), the address its IKE
+ * comes from (for a responder's half-open SA, where its IKE_SA_INIT came
+ * from; for the installed one, where the manager follows it), and whether
+ * it is half-open (a responder's, not yet established). */
+typedef struct gostx__ike_mgr_sa_key {
+  uint8_t spi_i[8], spi_r[8];
+  gostx__ike_mgr_addr src;
+  int half_open;
+} gostx__ike_mgr_sa_key;
+/* the most keys one manager lists: its responders' slots, its own SA, the
+ * installed SA when outside them, and the two a rekey leaves until deleted */
+enum { GOSTX_IKE_MGR_SAS_MAX = 8 + 4 };
+/* m's IKE SAs into out (at most GOSTX_IKE_MGR_SAS_MAX): how many. */
+size_t gostx__ike_mgr_sas(const gostx__ike_mgr *m, gostx__ike_mgr_sa_key *out);
+
+/* The table maps those keys to the caller's values (a gateway's slots,
+ * below `values`), without sockets or clocks: found by a datagram's IKE
+ * header as RFC 7296 2.1 and 3.1 say (SPIr zero: by SPIi and the source
+ * address and port; else by the SPI pair, from any address: a NAT may
+ * have moved the peer, whose messages the manager then authenticates).
+ * Hashes keyed by a random key of the table's own (SPIs and addresses
+ * are the attacker's choice), the half-open SAs counted per source
+ * address as they come and go. NULL: no memory or no random source. */
+typedef struct gostx__ike_table gostx__ike_table;
+gostx__ike_table *gostx__ike_table_new(size_t values);
+/* SipHash-2-4 of m under the key k0, k1 (the key's octets 0-7 and 8-15,
+ * little-endian): the table's bucket hash, exposed for its known answer. */
+uint64_t gostx__ike_siphash24(uint64_t k0, uint64_t k1, const uint8_t *m, size_t len);
+void gostx__ike_table_free(gostx__ike_table *t);
+/* value's keys from now on exactly these n (0: none; a rekey's new SPIs
+ * in, a deleted SA's out): 0, or -1 when out of memory (value then holds
+ * none). */
+int gostx__ike_table_set(gostx__ike_table *t, size_t value, const gostx__ike_mgr_sa_key *keys,
+                         size_t n);
+/* The value of the IKE SA the datagram (len octets, from src) is of, or -1. */
+long gostx__ike_table_checkout(const gostx__ike_table *t, const uint8_t *msg, size_t len,
+                               const gostx__ike_mgr_addr *src);
+/* The half-open SAs in all, and *from_src of them from src's address (any
+ * port: a NAT's peers share one). */
+size_t gostx__ike_table_half_open(const gostx__ike_table *t, const gostx__ike_mgr_addr *src,
+                                  size_t *from_src);
+/* The keys held in all. */
+size_t gostx__ike_table_size(const gostx__ike_table *t);
 
 #endif

@@ -375,7 +375,7 @@ static void nat_settle(gostx__ike_mgr *k, const gostx_ike_engine *e, const gostx
   if (e->cf->role == GOSTX_IKE_RESPONDER && (e->nat_local || e->nat_peer))
     say("NAT detection: %s%s%s", e->nat_local ? "a NAT in front of us" : "",
         e->nat_local && e->nat_peer ? ", " : "", e->nat_peer ? "a NAT in front of the peer" : "");
-  const int follow = from->encap && e->nat_peer && !e->nat_local;
+  const int follow = from->encap && e->nat_peer && (!e->nat_local || k->set.any_source);
   k->dp.peer_set(k->dp.ctx, follow ? &from->addr : &k->set.peer);
   if (follow) gostx__ike_mgr_say_mapping(k, "ESP goes to the peer's NAT mapping", &from->addr);
   k->keepalive_ms = e->nat_local && s ? now + (int64_t)s * 1000 : 0;
@@ -459,12 +459,13 @@ static void init_answered(gostx__ike_mgr *k, const gostx_ike_engine *e) {
 }
 
 /* A new authenticated message on the installed SA from elsewhere than its
- * peer was: with a NAT in front of the peer and none in front of us, the
- * NAT's mapping changed, and IKE and ESP follow it (RFC 7296 2.23's
- * dynamic update; never from a retransmission, which could be a replay) */
+ * peer was: with a NAT in front of the peer and none in front of us (or
+ * we are a gateway: any_source), the NAT's mapping changed, and IKE and
+ * ESP follow it (RFC 7296 2.23's dynamic update; never from a
+ * retransmission, which could be a replay) */
 static void peer_moved(gostx__ike_mgr *k, const gostx_ike_engine *e, const gostx__ike_mgr_to *from,
                        int fresh) {
-  if (!fresh || !from->encap || !e->nat_peer || e->nat_local) return;
+  if (!fresh || !from->encap || !e->nat_peer || (e->nat_local && !k->set.any_source)) return;
   const gostx__ike_mgr_addr *was = &k->sa_to.addr;
   if (gostx__ike_mgr_same_host(&from->addr, was) && from->addr.port == was->port) return;
   gostx__ike_mgr_say_mapping(k, "the peer's NAT mapping moved: IKE and ESP follow to", &from->addr);
@@ -490,6 +491,11 @@ int gostx__ike_mgr_feed(gostx__ike_mgr *k, gostx_ike_engine *e, size_t len,
    * Child SA as soon as it reads it (a rekey's or IKE_AUTH's responder) */
   if (e == k->sa) {
     peer_moved(k, e, from, e->peer_req != peer_req || e->pend != pend);
+    if (e->refused_child) /* the notify is the answer; the log says it here */
+      say("a Child SA beside the one installed, asked by %s, refused: NO_ADDITIONAL_SAS (one "
+          "Child SA per IKE SA, rekeyed in place)",
+          k->set.peer_id_text);
+    e->refused_child = 0;
     gostx__ike_mgr_live_events(k, e, now);
     send_to(k, from, n);
     return 0;

@@ -20,6 +20,16 @@
 #    packet counted as rx_selector on user 1's line;
 # 4. --status and --status --json list the users (ID, outer address,
 #    inner address, SPIs, counters) beside the static peer;
+# 4b. a datagram naming user 1's IKE SPIs (public on the wire) from
+#    another port of its address, then user 6 starting from that port: user
+#    6 gets a slot and an address of its own and user 1 keeps its IKE SA
+#    and pings on (the gateway finds an IKE SA by its SPIs, and moves a
+#    user only on a message its manager authenticated; until 2026-11-30 the
+#    forgery moved user 1 to that port, and user 6's IKE_SA_INIT went into
+#    user 1's manager, whose IKE SA it replaced). User 6 is behind a NAT
+#    (a masquerade of its port in user 1's namespace) that then drops its
+#    mappings: user 6's next IKE request (its liveness check) comes from a
+#    new port, the gateway follows it there, and its pings go through again;
 # 5. user 2 stopped (its IKE SA deleted: out of the gateway's tables) and
 #    started again, while users 1 and 3 ping on: they lose nothing, and
 #    user 2 gets its address back and pings again;
@@ -39,13 +49,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NA=gxrg$$ NB=gxr1$$ VA=gxrv0$$ VB=gxrv1$$
 U1=gxru1$$ U2=gxru2$$ U3=gxru3$$
 G=${GOSTX:-build/gostx}
-netns_test_begin ping python3 timeout
+netns_test_begin ping python3 timeout nft
 # user 4 shares user 1's namespace and address, at another port (as users
 # behind one NAT): the gateway tells them apart by port
 # (user 5, beside user 3, authenticates by a PSK of its own)
-user_ns() { case $1 in 1 | 4) echo $U1 ;; 2) echo $U2 ;; 3 | 5) echo $U3 ;; esac; }
+user_ns() { case $1 in 1 | 4 | 6) echo $U1 ;; 2) echo $U2 ;; 3 | 5) echo $U3 ;; esac; }
 outer() {
-  case $1 in 4) echo 10.231.11.2:4501 ;; 5) echo 10.231.13.2:4502 ;; *) echo 10.231.1$1.2:4500 ;; esac
+  case $1 in 4) echo 10.231.11.2:4501 ;; 5) echo 10.231.13.2:4502 ;; 6) echo 10.231.11.2:4503 ;;
+  *) echo 10.231.1$1.2:4500 ;; esac
 }
 for i in 1 2 3; do
   netns_spoke $(user_ns $i) 10.231.1$i.1/30 10.231.1$i.2/30 || { bad "user $i's namespace"; finish; }
@@ -62,6 +73,7 @@ pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki u2 256A "/C=RU/O=gostx test/CN=u2.users.gostx.test" ca &&
   pki u3 256A "/C=RU/O=gostx test/CN=u3.users.gostx.test" ca &&
   pki u4 256A "/C=RU/O=gostx test/CN=u4.users.gostx.test" ca &&
+  pki u6 256A "/C=RU/O=gostx test/CN=u6.users.gostx.test" ca &&
   pki ux 256A "/C=RU/O=gostx test/CN=ux.others.gostx.test" ca || { bad "test PKI"; finish; }
 : >"$T/index"
 crl_of "$T/index" "$T/ca.crl" || bad "a CRL revoking nothing"
@@ -228,6 +240,61 @@ assert u1["id"] == "C=RU, O=gostx test, CN=u1.users.gostx.test" and u1["rx_selec
 assert u1["address"] == "10.231.11.2:4500" and u1["spi_in"].startswith("0x"), u1
 assert users[sys.argv[3]]["rx_selector"] == 0
 EOF
+
+# 4b. user 1's IKE SPIs from another port (a forgery: its SK payload is
+# junk), then user 6 from that port. User 6's port goes out through a NAT
+# (masquerade, random ports): the forgery's datagram and user 6's share
+# one conntrack entry (the same addresses and ports, within its 30 s), so
+# user 6 comes from the port the forgery came from.
+ip netns exec $U1 nft -f - <<EOF || { bad "user 6's NAT"; finish; }
+table ip gxrnat {
+  chain post {
+    type nat hook postrouting priority srcnat; policy accept;
+    udp sport 4503 masquerade random
+  }
+}
+EOF
+spi_i=$(tunnel_status $U1 u1 ike_spi_i) spi_r=$(tunnel_status $U1 u1 ike_spi_r)
+ip netns exec $U1 python3 - "$spi_i" "$spi_r" <<'EOF' || bad "the forged datagram not sent"
+import socket, sys
+# the non-ESP marker, then an INFORMATIONAL request of user 1's IKE SA
+# (SK first, message ID 99) whose SK payload no key made
+body = bytes([0, 0, 0, 36]) + bytes(range(32))
+hdr = bytes.fromhex(sys.argv[1] + sys.argv[2]) + bytes([46, 0x20, 37, 0x08]) + \
+    (99).to_bytes(4, "big") + (28 + len(body)).to_bytes(4, "big")
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.231.11.2", 4503))
+s.sendto(bytes(4) + hdr + body, ("10.231.11.1", 4500))
+EOF
+user_conf u6 1
+sed -i "s|^local = .*|local = $(outer 6)|; s|^ike_port = .*|ike_port = 4503|; s|^tun = .*|tun = gxrt6|" "$T/u6.conf"
+printf 'dpd_seconds = 1\nnat_keepalive_seconds = 1\n' >>"$T/u6.conf"
+user_up 6 && [ "$ADDR_6" != "$ADDR_1" ] && ok "user 6 up from user 1's forged port with an address of its own ($ADDR_6)" ||
+  bad "user 6 from the forged port: ${ADDR_6:-no address}"
+[ "$(answered $U1 $ADDR_1 10.99.0.1)" = 3 ] && ok "user 1 pings on after the forgery and user 6" ||
+  bad "user 1's pings after the forgery: $(tail -3 "$T/gw.log")"
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+l1=$(user_line "$st" $ADDR_1)
+[ "$(status_value "$st" remote_users)" = 6 ] && grep -q " $(outer 1) keying ikev2 .* id C=RU, O=gostx test, CN=u1.users.gostx.test$" <<<"$l1" &&
+  ! grep -q "replaces the one installed" "$T/gw.log" &&
+  ok "six users; user 1 where it was, its IKE SA never replaced: $l1" ||
+  bad "after the forgery: $(status_value "$st" remote_users) users, user 1: $l1; $(grep -c 'replaces the one installed' "$T/gw.log") replaced"
+# user 6's NAT drops its mappings (masquerade forgets them with the
+# address they map to): its next IKE request comes from a new port
+dev1=$(ip -n $U1 -o -4 addr show to 10.231.11.2/32 | awk '{print $2}')
+ip -n $U1 addr del 10.231.11.2/30 dev $dev1 && ip -n $U1 addr add 10.231.11.2/30 dev $dev1
+for _ in $(seq $(bound 100)); do grep -q "the peer's NAT mapping moved" "$T/gw.log" && break; sleep 0.1; done
+if grep -q "the peer's NAT mapping moved" "$T/gw.log"; then
+  ok "user 6's NAT mapping changed: $(grep -m1 "the peer's NAT mapping moved" "$T/gw.log" | sed 's/.*ike: //')"
+  [ "$(answered $U1 $ADDR_6 10.99.0.1)" = 3 ] && ok "user 6 pings again through its new mapping" ||
+    bad "user 6's pings after its NAT moved: $(tail -3 "$T/u6.log")"
+else
+  bad "the gateway did not follow user 6's new mapping: $(grep -v ' rekeyed\| up, ' "$T/gw.log" | tail -12) USER6: $(tail -12 "$T/u6.log")"
+fi
+tunnel_stop $PID_u6
+ip -n $U1 rule del from $ADDR_6 lookup 106 2>/dev/null
+ip netns exec $U1 nft delete table ip gxrnat
 
 # 5. user 2 stopped and started again while users 1 and 3 ping on
 ip netns exec $U1 ping -q -c 25 -i 0.2 -W $(bound 1) -I $ADDR_1 10.1.0.1 >"$T/p1.out" 2>&1 &

@@ -154,6 +154,28 @@ done
   ok "A's 4 workers all still send ($by), B received $((rx1 - rx0)) of 640" ||
   bad "after the refused second tunnel: A's workers sent $by (before: $BY0), $idle idle; B received $((rx1 - rx0)) of 640, refused $(($(status $NB b rx_replay) - replay0)) as replays; B: $(ip netns exec $NB "$G" tunnel --status -c "$T/b.conf" | awk '$1 ~ /^rx_/ && $2 != 0' | tr '\n' ' ')"
 
+# 2b. The reservations are renewed by B's main thread ahead of its workers
+# (every 250 ms, a second's packets ahead): at a steady rate the workers
+# never run out, so the state file's writes are the main thread's. B's
+# counters over 4 s of 64 flows at about 3200 packets a second, after a
+# second's start (the first packets come on the start's small margin). Until
+# 2026-11-30 the main thread renewed once a second by as much as a second's
+# packets, and the workers ran out about once a second: half the writes.
+ip netns exec $NA timeout $(bound 20) python3 -c "$SEND" 0 0.02 $(bound 10) &
+steady=$!
+PIDS+=($steady)
+sleep 1.5
+status_fresh b
+read -r w0 ww0 < <(ip netns exec $NB "$G" tunnel --status -c "$T/b.conf" | awk '$1 == "state_writes" {a = $2} $1 == "state_writes_by_worker" {b = $2} END {print a, b}')
+sleep 4
+status_fresh b
+read -r w1 ww1 < <(ip netns exec $NB "$G" tunnel --status -c "$T/b.conf" | awk '$1 == "state_writes" {a = $2} $1 == "state_writes_by_worker" {b = $2} END {print a, b}')
+kill $steady 2>/dev/null
+wait $steady 2>/dev/null
+[ $((w1 - w0)) -ge 4 ] && [ $(((ww1 - ww0) * 4)) -le $((w1 - w0)) ] &&
+  ok "steady flows: B's state file written $((w1 - w0)) times in 4 s, $((ww1 - ww0)) of them by a worker" ||
+  bad "steady flows: B's state file written $((w1 - w0)) times in 4 s, $((ww1 - ww0)) of them by a worker (want at least 4, at most a quarter by workers)"
+
 # 3. Replay after a receiver crash: 10 packets accepted by B, B killed (-9)
 # at once, restarted, the 10 sent again: all refused as replays (B had
 # saved its window's top each second: the last second's were accepted again).

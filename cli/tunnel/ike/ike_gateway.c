@@ -13,11 +13,16 @@
  * responder that takes an IDi matching the pool's remote_id patterns,
  * authenticated by a certificate of its CA, and answers its CFG_REQUEST
  * with an address of the pool (its TSi narrowed to it). A datagram goes to
- * the user of its source, else to the one whose IKE SA its SPIi names (a
- * NAT that moved it to another port); an IKE_SA_INIT request from neither
- * takes a free slot, past the cookie gate over all users (lib/ike's
- * gostx__ike_mgr_gate: COOKIEs from 2 half-open users of a source address
- * on, or half the slots half-open). What the managers do to the data path lands in the
+ * the user whose IKE SA its header names (lib/ike's table of every
+ * manager's SAs, gostx__ike_table: by SPI pair, from any address, an
+ * IKE_SA_INIT request by SPIi and source); where a user's IKE comes from
+ * moves only when its manager took a new authenticated message from
+ * elsewhere (a NAT's new mapping: dp_peer_set), never on the SPIs alone,
+ * which anyone can copy. An IKE_SA_INIT request of no SA takes a free
+ * slot, past the cookie gate over all users (lib/ike's
+ * gostx__ike_mgr_gate: COOKIEs from 2 half-open SAs of a source address
+ * on, or half the slots half-open, as the table counts them). What the
+ * managers do to the data path lands in the
  * gateway's tables (tunnel_gw.h): the Child SA's inbound SPI in the index,
  * the user's address as a /32 route, its outbound SA and its outer
  * address; they leave them when its IKE SA is gone. */
@@ -69,7 +74,9 @@ struct tunnel_ra {
   uint8_t psk[TUNNEL_POOL_PSKS][256];
   size_t psk_len[TUNNEL_POOL_PSKS];
   gostx__ike_mgr_pool *pool;
-  gostx__ike_mgr_gate *gate; /* the cookie gate over all users (half_open_of) */
+  gostx__ike_mgr_gate *gate; /* the cookie gate over all users (the table's counts) */
+  gostx__ike_table *tab;     /* every user's IKE SAs: their SPIs and sources */
+  gostx__ike_mgr_sa_key keys[GOSTX_IKE_MGR_SAS_MAX];
   const char *ids[TUNNEL_POOL_IDS];
   struct ra_user *users; /* t->gw->nusers; mgr NULL: free */
   int data_fd; /* k.thread: the thread */
@@ -137,8 +144,14 @@ static void sockaddr_of(const gostx__ike_mgr_addr *a, struct sockaddr_storage *s
   s->sin_port = htons(a->port);
 }
 
+/* Where the user's ESP goes: its manager's word, at its IKE SA's
+ * establishment and when an authenticated new message came from another
+ * address (a NAT's new mapping, mgr_live.c's peer_moved): its IKE is there
+ * too from now on (its log lines' address). */
 static void dp_peer_set(void *ctx, const gostx__ike_mgr_addr *to) {
   struct ra_user *u = ctx;
+  u->src = *to;
+  gostx__ike_mgr_addr_text(to, u->at);
   struct sockaddr_storage ss;
   sockaddr_of(to, &ss);
   tunnel_gw_user_set_to(u->ra->t, u->idx, &ss);
@@ -163,6 +176,7 @@ static void user_free(struct ra_user *u, const char *why) {
             why);
   gostx__ike_mgr_free(u->mgr); /* its outbound SAs never switched to */
   u->mgr = NULL;
+  (void)gostx__ike_table_set(ra->tab, u->idx, NULL, 0);
   tunnel_gw_user_clear(ra->t, u->idx);
   if (u->key_len && !u->fixed) (void)gostx__ike_mgr_pool_release(ra->pool, u->key, u->key_len);
   u->key_len = 0;
@@ -273,7 +287,10 @@ static void send_one(struct tunnel_ra *ra, const gostx__ike_mgr_event *ev) {
   if (sendmsg(ra->data_fd, &h, 0) < 0) ike_say("send: %s", strerror(errno));
 }
 
-/* What u's manager asks, done; then whether its IKE SA is gone. */
+/* What u's manager asks, done; its IKE SAs as the table's keys of u (a
+ * rekey's new SPIs, a source its manager moved to); then whether its IKE
+ * SA is gone, or it holds none yet (an IKE_SA_INIT refused, IKE_AUTH
+ * failed, a half-open SA expired: its slot free at once). */
 static void drain(struct ra_user *u, int64_t now) {
   struct tunnel_ra *ra = u->ra;
   gostx__ike_mgr_event *ev = &ra->ev;
@@ -281,44 +298,15 @@ static void drain(struct ra_user *u, int64_t now) {
     if (ev->type == GOSTX_IKE_MGR_LOG) ike_say("%s", (const char *)ev->data);
     else send_one(ra, ev);
   }
+  const size_t n = gostx__ike_mgr_sas(u->mgr, ra->keys);
+  if (gostx__ike_table_set(ra->tab, u->idx, ra->keys, n)) {
+    user_free(u, "out of memory for its IKE SAs' keys");
+    return;
+  }
   gostx__ike_mgr_shown_get(u->mgr, &u->shown);
   if (u->shown.state == 2) u->up = 1;
   if (u->up && u->shown.state != 2) user_free(u, "its IKE SA is gone: out of the tables");
-  else if (!u->up && now - u->born_ms > RA_HALF_OPEN_MS) user_free(u, NULL);
-}
-
-/* The user a datagram from src for the IKE SA of spi_i is of, or NULL. */
-static struct ra_user *user_of(struct tunnel_ra *ra, const gostx__ike_mgr_addr *src,
-                               const uint8_t *spi_i) {
-  const size_t n = ra->t->gw->nusers;
-  for (size_t i = 0; i < n; i++) {
-    struct ra_user *u = &ra->users[i];
-    if (u->mgr && same_addr(&u->src, src)) return u;
-  }
-  for (size_t i = 0; i < n; i++) { /* a NAT moved it: its IKE SA's SPIi */
-    struct ra_user *u = &ra->users[i];
-    if (u->mgr && u->up && !memcmp(u->shown.spi_i, spi_i, 8)) {
-      u->src = *src;
-      gostx__ike_mgr_addr_text(src, u->at);
-      return u;
-    }
-  }
-  return NULL;
-}
-
-/* The users not yet established, and those of them at src's address
- * (any port): what the gateway's cookie gate weighs. */
-static size_t half_open_of(const struct tunnel_ra *ra, const gostx__ike_mgr_addr *src,
-                           size_t *from_src) {
-  size_t n = 0;
-  *from_src = 0;
-  for (size_t i = 0; i < ra->t->gw->nusers; i++) {
-    const struct ra_user *u = &ra->users[i];
-    if (!u->mgr || u->up) continue;
-    n++;
-    *from_src += u->src.ip_len == src->ip_len && !memcmp(u->src.ip, src->ip, src->ip_len);
-  }
-  return n;
+  else if (!u->up && (!n || now - u->born_ms > RA_HALF_OPEN_MS)) user_free(u, NULL);
 }
 
 static void receive(struct tunnel_ra *ra, int64_t now) {
@@ -331,16 +319,17 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
   const size_t len = (size_t)r - sizeof ss;
   gostx__ike_mgr_to from = {.encap = 1};
   ike_addr_of(&ss, &from.addr);
-  struct ra_user *u = user_of(ra, &from.addr, ra->in);
+  const long v = gostx__ike_table_checkout(ra->tab, ra->in, len, &from.addr);
+  struct ra_user *u = v >= 0 && ra->users[v].mgr ? &ra->users[v] : NULL;
   static const uint8_t zero[8];
   /* an IKE_SA_INIT request (exchange 34, no R flag, no SPIr) from a new source */
   if (!u && ra->in[18] == 34 && !(ra->in[19] & 0x20) && !memcmp(ra->in + 8, zero, 8)) {
     char at[56];
     size_t mine;
-    const size_t open = half_open_of(ra, &from.addr, &mine);
+    const size_t open = gostx__ike_table_half_open(ra->tab, &from.addr, &mine);
     const int gate = gostx__ike_mgr_gate_check(ra->gate, ra->in, len, &from, open, mine, &ra->ev);
     if (gate == GOSTX_IKE_MGR_GATE_COOKIE) { /* nothing kept until it comes back with it */
-      ike_say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu of all users)",
+      ike_say("COOKIE asked of %s (%zu half-open IKE SAs from it, %zu in all)",
               gostx__ike_mgr_addr_text(&from.addr, at), mine, open);
       send_one(ra, &ra->ev);
       return;
@@ -493,7 +482,8 @@ int tunnel_ra_prepare(struct tunnel *t) {
   ra->users = calloc(t->gw->nusers, sizeof *ra->users);
   /* every user asked for a COOKIE once half of the slots are half-open */
   ra->gate = gostx__ike_mgr_gate_new(t->gw->nusers / 2);
-  if (!ra->users || !ra->gate) return cli_usage("tunnel: out of memory");
+  ra->tab = gostx__ike_table_new(t->gw->nusers);
+  if (!ra->users || !ra->gate || !ra->tab) return cli_usage("tunnel: out of memory");
   if (!pc) return 0;
   rc = ike_material_load(&ra->k, pc);
   if (rc) return rc;
@@ -561,6 +551,7 @@ void tunnel_ra_free(struct tunnel *t) {
   free(ra->users);
   gostx__ike_mgr_pool_free(ra->pool);
   gostx__ike_mgr_gate_free(ra->gate);
+  gostx__ike_table_free(ra->tab);
   for (int i = 0; i < 2; i++)
     if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
   t->ike_pair[0] = t->ike_pair[1] = -1;
