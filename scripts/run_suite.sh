@@ -9,7 +9,7 @@
 #   usage (in a build directory): run_suite.sh JOBS [NET_JOBS]
 # GOSTX_SUITE_SKIP: a label (regex) whose tests are left out, net ones too
 # (make asan: static, the scripts that run nothing the build made; scale,
-# the fifty-tunnel gateway test).
+# the gateway tests of fifty tunnels and two hundred swarm users).
 # The net tests' lines are prefixed "[net] "; exit 1 if either run failed.
 set -uo pipefail
 jobs=${1:?usage: run_suite.sh JOBS [NET_JOBS]}

@@ -3,7 +3,9 @@
  * one decimal number a number, several a list of numbers, anything else
  * the text of the rest; the gateway's "peer NAME ADDRESS KEY VALUE..."
  * lines are the objects of "peers", their values numbers where decimal (a
- * remote user's "id", last, the text of the rest). */
+ * remote user's "id", last, the text of the rest); its "peers N" line (the
+ * count of its [peer] sections) is "peer_count", so that no name comes
+ * twice in the object (RFC 8259 4: parsers keep either, or refuse). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +81,7 @@ int tunnel_status_json(FILE *in, FILE *out) {
       }
       if (pass == 1 || peer) continue;
       fprintf(out, "%s\n", members++ ? "," : "");
-      json_text(out, w[0]);
+      json_text(out, strcmp(w[0], "peers") ? w[0] : "peer_count");
       fputs(": ", out);
       int all_decimal = n > 1;
       for (size_t i = 1; i < n; i++) all_decimal &= decimal(w[i]);

@@ -181,9 +181,13 @@ json_ok() { ok "--status --json: three peers, the counts"; }
 json_bad() { bad "--status --json: $(cat "$T/status.json")"; }
 python3 - "$T/status.json" <<'EOF' && json_ok || json_bad
 import json, sys
-s = json.load(open(sys.argv[1]))
+def once(pairs):  # each name once in an object (RFC 8259 4)
+    names = [k for k, _ in pairs]
+    assert len(names) == len(set(names)), "a name twice: %s" % names
+    return dict(pairs)
+s = json.load(open(sys.argv[1]), object_pairs_hook=once)
 peers = {p["name"]: p for p in s["peers"]}
-assert sorted(peers) == ["s1", "s2", "s3"], peers
+assert sorted(peers) == ["s1", "s2", "s3"] and s["peer_count"] == 3, peers
 assert peers["s1"]["rx_selector"] == 3 and peers["s2"]["rx_selector"] == 0
 assert peers["s2"]["address"] == "10.231.1.2:4500" and peers["s2"]["spi_in"] == "0x00001202"
 assert s["rx_selector"] >= 3 and s["tx_noroute"] >= 3 and isinstance(s["tx_packets"], int)

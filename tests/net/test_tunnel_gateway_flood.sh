@@ -29,21 +29,8 @@ for i in $(seq 0 $((FLOOD - 1))); do srcs+=(10.233.$((1 + i / 250)).$((1 + i % 2
 for a in "${srcs[@]}"; do echo "address add $a/22 dev $SPOKE_DEV"; done >"$T/addrs"
 ip -n $NU -batch "$T/addrs" || { bad "the flood's addresses"; finish; }
 
-pki ca 256A "/C=RU/O=gostx test/CN=test CA" self && pki gw 256A "/C=RU/O=gostx test/CN=gw" ca &&
+pool_gateway gxfg0 10.200.0.0/24 &&
   pki u1 256A "/C=RU/O=gostx test/CN=u1.users.gostx.test" ca || { bad "test PKI"; finish; }
-cat >"$T/gw.conf" <<EOF
-local = 0.0.0.0:4500
-tun = gxfg0
-state = $T/gw.state
-threads = 1
-
-[pool users]
-pool = 10.200.0.0/24
-remote_id = CN=*.users.gostx.test
-cert = $T/gw.pem
-key = $T/gw.key
-ca = $T/ca.pem
-EOF
 cat >"$T/u1.conf" <<EOF
 local = 10.233.0.2:4500
 peer = 10.233.0.1:4500
