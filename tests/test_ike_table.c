@@ -105,7 +105,7 @@ static void rekey(gostx__ike_table *t) {
 }
 
 /* half the values emptied: theirs gone, the rest still found */
-static void removal(gostx__ike_table *t) {
+static void removal(gostx__ike_table *t, size_t fresh_bytes) {
   for (size_t i = 0; i < N; i += 2) CHECK(gostx__ike_table_set(t, i, NULL, 0) == 0, "out");
   size_t found = 0, gone = 0;
   for (size_t i = 0; i < N; i++) {
@@ -116,8 +116,13 @@ static void removal(gostx__ike_table *t) {
   CHECK(found == N / 2 && gone == N / 2 && gostx__ike_table_size(t) == N / 2,
         "half removed: %zu still found, %zu gone, %zu held", found, gone,
         gostx__ike_table_size(t));
+  CHECK(gostx__ike_table_bytes(t) > fresh_bytes, "grown: %zu B against %zu new",
+        gostx__ike_table_bytes(t), fresh_bytes);
   for (size_t i = 1; i < N; i += 2) (void)gostx__ike_table_set(t, i, NULL, 0);
   CHECK(gostx__ike_table_size(t) == 0, "all removed");
+  /* empty: what it grew to given back (a gateway's users all gone) */
+  CHECK(gostx__ike_table_bytes(t) == fresh_bytes, "empty: %zu B held against %zu new",
+        gostx__ike_table_bytes(t), fresh_bytes);
 }
 
 /* the half-open SAs counted per source address (any port), as they come,
@@ -272,9 +277,10 @@ int main(void) {
   gostx__ike_table *t = gostx__ike_table_new(N);
   CHECK(t != NULL, "a table");
   if (!t) return t_done();
+  const size_t fresh_bytes = gostx__ike_table_bytes(t);
   many(t);
   rekey(t);
-  removal(t);
+  removal(t, fresh_bytes);
   half_open(t);
   flood(t);
   gostx__ike_table_free(t);

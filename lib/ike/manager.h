@@ -337,5 +337,8 @@ size_t gostx__ike_table_half_open(const gostx__ike_table *t, const gostx__ike_mg
                                   size_t *from_src);
 /* The keys held in all. */
 size_t gostx__ike_table_size(const gostx__ike_table *t);
+/* The memory t holds (its arrays: grown by doubling as entries come,
+ * given back once it is empty). */
+size_t gostx__ike_table_bytes(const gostx__ike_table *t);
 
 #endif

@@ -222,6 +222,26 @@ static int grow(gostx__ike_table *t) {
   return GOSTX_OK;
 }
 
+/* An empty table gives back what it grew to: a gateway whose users have
+ * all left holds what it held at the start. Kept as it is when the small
+ * arrays cannot be had (it works either way). */
+static void shrink_if_empty(gostx__ike_table *t) {
+  if (t->n || t->cap <= 64) return;
+  const gostx__ike_table big = *t;
+  t->e = NULL, t->s = NULL, t->by_pair = NULL;
+  t->cap = 0, t->free_e = t->free_s = NONE;
+  if (grow(t)) {
+    free(t->e);
+    free(t->s);
+    free(t->by_pair);
+    *t = big;
+    return;
+  }
+  free(big.e);
+  free(big.s);
+  free(big.by_pair);
+}
+
 static void remove_ent(gostx__ike_table *t, uint32_t i) {
   struct ent *e = &t->e[i];
   link_out(t, i);
@@ -304,6 +324,7 @@ int gostx__ike_table_set(gostx__ike_table *t, size_t value, const gostx__ike_mgr
     *l = t->e[i].next_val;
     remove_ent(t, i);
   }
+  if (!n) shrink_if_empty(t);
   for (size_t j = 0; j < n; j++) {
     uint32_t i = t->of_val[value];
     while (i != NONE && !same_key(&t->e[i].k, &keys[j])) i = t->e[i].next_val;
@@ -339,3 +360,8 @@ size_t gostx__ike_table_half_open(const gostx__ike_table *t, const gostx__ike_mg
 }
 
 size_t gostx__ike_table_size(const gostx__ike_table *t) { return t->n; }
+
+size_t gostx__ike_table_bytes(const gostx__ike_table *t) {
+  return sizeof *t + (size_t)t->cap * (sizeof *t->e + sizeof *t->s + 3 * sizeof *t->by_pair) +
+         (t->values ? t->values : 1) * sizeof *t->of_val;
+}
