@@ -14,7 +14,7 @@
 #include "engine_int.h"
 #include "mgr_int.h"
 
-enum { NONE = UINT32_MAX };
+#define NONE UINT32_MAX /* no entry: a chain's end, a free list's end */
 
 struct ent {
   gostx__ike_mgr_sa_key k;
