@@ -2,6 +2,7 @@
 # joined by a veth pair (tests/net/netns.sh), a temp dir $T, background
 # processes kept in PIDS and killed on exit, and the counters both benches read.
 NA=gxba$$ NB=gxbb$$ VA=gxbva$$ VB=gxbvb$$
+NC=gxbc$$ VC=gxbvc$$ VD=gxbvd$$ # a third, when a bench makes it (hosts_behind)
 T=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -10,6 +11,7 @@ cleanup() {
   for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
   ip netns del $NA 2>/dev/null
   ip netns del $NB 2>/dev/null
+  ip netns del $NC 2>/dev/null
   [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -33,6 +35,39 @@ stop_all() { # and wait for them to be gone (10 s at most): the next setup reuse
     for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
   done
   PIDS=()
+}
+# veth_napi NS DEV: DEV's receive in its own NAPI kernel thread (GRO on,
+# UDP GRO forwarding so plain datagrams and forwarded TSO packets take it,
+# threaded), as a NIC's runs in its softirq: without it a veth's receiver's
+# stack runs inside the sender's system call and is charged to the sender.
+# Prints nothing; returns 1 where the kernel or ethtool cannot.
+veth_napi() {
+  command -v ethtool >/dev/null || return 1
+  ip netns exec "$1" ethtool -K "$2" gro on rx-udp-gro-forwarding on >/dev/null 2>&1 || return 1
+  ip netns exec "$1" sh -c "echo 1 >/sys/class/net/$2/threaded" 2>/dev/null
+}
+# hosts_behind: namespace NC (the hosts behind B: 10.250.0.1) joined to NB
+# by a veth pair (10.233.0.1 in NB, .2 in NC), NB forwarding to it; every
+# veth end's receive in its NAPI thread where the kernel allows. Prints the
+# shape in one line.
+hosts_behind() {
+  ip netns add $NC || return 1
+  ip link add $VC netns $NB type veth peer name $VD netns $NC || return 1
+  ip -n $NC link set lo up
+  ip netns exec $NC sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  ip -n $NB addr add 10.233.0.1/30 dev $VC && ip -n $NB link set $VC up &&
+    ip -n $NC addr add 10.233.0.2/30 dev $VD && ip -n $NC link set $VD up &&
+    ip -n $NC addr add 10.250.0.1/32 dev lo && ip -n $NC route add default via 10.233.0.1 &&
+    ip -n $NB route add 10.250.0.0/24 via 10.233.0.2 || return 1
+  ip netns exec $NB sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+    net.ipv4.conf.default.rp_filter=0
+  local napi=yes
+  veth_napi $NA $VA && veth_napi $NB $VB && veth_napi $NB $VC && veth_napi $NC $VD || napi=no
+  # forwarded packets take VD's NAPI only when VC cannot take TSO packets
+  # (the kernel's veth GRO rule): VC cuts them in software, in B's calls,
+  # as a NIC without TSO would have its driver do
+  ip netns exec $NB ethtool -K $VC tso off >/dev/null 2>&1
+  echo "# the hosts behind in a third namespace, forwarded to over a veth; veth receive in NAPI threads: $napi"
 }
 wait_dev() { for _ in $(seq 50); do ip -n $1 link show $2 >/dev/null 2>&1 && return; sleep 0.1; done; }
 # rx bytes and packets of device $2 in namespace $1
