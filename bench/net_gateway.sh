@@ -18,8 +18,8 @@
 #   of the sites carry a stream at once (spread over them; the others idle),
 #   TIMING=yes: the gateway's own split of its CPU per packet
 #   PERF=FILE: `perf record -g` of the receiving tunnel process over the
-#   measured seconds of each run (FILE.DEVICE.STREAMS, the last run's of
-#   each row; `perf report -i` it)
+#   measured seconds of each run (FILE.single, FILE.singleN, FILE.t1,
+#   FILE.t2, FILE.kernel.*: the last run's of each row; `perf report -i` it)
 #   BEHIND=0: the iperf3 servers in the gateway's own namespace (on its TUN
 #   address), as before 2026-11-30 11:00Z: their TCP receive then runs in
 #   the gateway's TUN writes and the sites' UDP receive in its sendmmsg
@@ -110,8 +110,8 @@ steady() {
   t0=$(ticks $cpu)
   # shellcheck disable=SC2086
   k0=$(sys_ticks $cpu)
-  if [ -n "${PERF:-}" ]; then # FILE.DEVICE.STREAMS (gxg0: the gateway, gxb0: the single peer)
-    perf record -g -q -o "$PERF.$dev.$#" -p "${cpu%% *}" -- sleep "$SECS" >/dev/null 2>&1
+  if [ -n "${PERF:-}" ]; then # FILE.ROW (ROW: single, singleN, t1, t2)
+    perf record -g -q -o "$PERF.$ROW" -p "${cpu%% *}" -- sleep "$SECS" >/dev/null 2>&1
   else
     sleep "$SECS"
   fi
@@ -209,15 +209,18 @@ done
 for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
   gostx_up "$tr" 1
   [ "$BEHIND" = 1 ] && ip -n $NA route add 10.250.0.0/24 dev gxb0
+  ROW=single
   row "$tr single peer t1" "$tr|single" "$(median ${RX_AT:-gxb0} $SINGLE_ADDR "${PIDS[1]} $BOX" 10.232.0.1)"
   if [ "$ACTIVE" -gt 1 ]; then # the gateway's streams through the one SA pair
     for i in $(seq "$ACTIVE"); do ip -n $NA addr add 10.232.1.$i/32 dev gxb0; done
     ip -n $NB route add 10.232.1.0/24 dev gxb0
+    ROW=singleN
     row "$tr single peer t1, $ACTIVE streams" "$tr|singleN" "$(median ${RX_AT:-gxb0} $SINGLE_ADDR "${PIDS[1]} $BOX" "${ssrcs[@]}")"
   fi
   stop_all
   for w in ${THREADS:-1 2}; do
     gateway_up "$tr" "$w"
+    ROW=t$w
     row "$tr gateway $SITES sites${ACTIVE:+ ($ACTIVE on)} t$w" "$tr|t$w" "$(median ${RX_AT:-gxg0} $GW_ADDR "$GW $BOX" "${srcs[@]}")"
     echo "#   gateway t$w: $(gw_counters)"
     stop_all
@@ -279,7 +282,9 @@ elif [ "$BEHIND" = 1 ] && [ "${KERNEL:-1}" = 1 ]; then
   ip -n $NA addr add 10.232.0.1/32 dev lo
   for i in $(seq "$ACTIVE"); do ip -n $NA addr add 10.232.1.$i/32 dev lo; done
   if xfrm_sa 0x3001 0x4001 1 && xfrm_pol 10.232.0.0/16 10.250.0.0/24 1; then
+    ROW=kernel.single
     row "kernel IPsec $XFRM_ALG single peer" "kernel|single" "$(median $RX_AT $SINGLE_ADDR "$BOX" 10.232.0.1)"
+    ROW=kernel.singleN
     [ "$ACTIVE" -gt 1 ] &&
       row "kernel IPsec $XFRM_ALG single peer, $ACTIVE streams" "kernel|singleN" "$(median $RX_AT $SINGLE_ADDR "$BOX" "${ssrcs[@]}")"
   fi
@@ -292,6 +297,7 @@ elif [ "$BEHIND" = 1 ] && [ "${KERNEL:-1}" = 1 ]; then
     xfrm_sa $((0x30000 + i)) $((0x40000 + i)) $((100 + i)) && xfrm_pol 10.240.$i.1/32 10.250.0.0/24 $((100 + i)) ||
       { all_up=0; break; }
   done
+  ROW=kernel.t1
   [ $all_up = 1 ] && row "kernel IPsec $XFRM_ALG gateway $SITES sites${ACTIVE:+ ($ACTIVE on)}" "kernel|t1" \
     "$(median $RX_AT $GW_ADDR "$BOX" "${srcs[@]}")"
   xfrm_flush
