@@ -46,6 +46,7 @@
 #   user         the same, its user time alone (with BEHIND=0 the
 #                receivers' stacks, the sites' UDP and the iperf3 servers'
 #                TCP, run in the sender's system calls, in its stime)
+#   napi         the part of cpu s/GB that is the NAPI threads' (BEHIND=1)
 #   single peer t1, N streams  the gateway's N streams (ACTIVE) through
 #                the single peer's one SA pair: the same traffic, one key
 #   kernel IPsec the kernel's ESP (BEHIND=1, where the kernel has it: a
@@ -88,7 +89,7 @@ fi
 # whose received bytes count, NS:DEV or in $NB; CPU_PIDS: the processes and
 # threads whose CPU is counted, the first one's recorded with PERF)
 steady() {
-  local dev=$1 addr=$2 cpu=$3 k=0 s r0 p0 t0 r1 p1 t1 run=() ns=$NB
+  local dev=$1 addr=$2 cpu=$3 k=0 s r0 p0 t0 k0 n0 r1 p1 t1 k1 n1 run=() ns=$NB
   shift 3
   case $dev in *:*) ns=${dev%%:*} dev=${dev#*:} ;; esac
   for s in "$@"; do
@@ -110,6 +111,8 @@ steady() {
   t0=$(ticks $cpu)
   # shellcheck disable=SC2086
   k0=$(sys_ticks $cpu)
+  # shellcheck disable=SC2086
+  n0=$(ticks $BOX)
   if [ -n "${PERF:-}" ]; then # FILE.ROW (ROW: single, singleN, t1, t2)
     perf record -g -q -o "$PERF.$ROW" -p "${cpu%% *}" -- sleep "$SECS" >/dev/null 2>&1
   else
@@ -119,17 +122,20 @@ steady() {
   t1=$(ticks $cpu)
   # shellcheck disable=SC2086
   k1=$(sys_ticks $cpu)
+  # shellcheck disable=SC2086
+  n1=$(ticks $BOX)
   read -r r1 p1 < <(dev_rx $ns $dev)
   wait "${run[@]}" 2>/dev/null
-  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v u=$((t1 - t0 - k1 + k0)) -v hz=$HZ -v s="$SECS" 'BEGIN {
-    printf "%.3f %.1f %s %s\n", b * 8 / s / 1e9, p / s / 1e3, b ? sprintf("%.2f", c / hz / (b / 1e9)) : "-",
-      b ? sprintf("%.2f", u / hz / (b / 1e9)) : "-" }'
+  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v u=$((t1 - t0 - k1 + k0)) -v n=$((n1 - n0)) \
+    -v hz=$HZ -v s="$SECS" 'BEGIN {
+    printf "%.3f %.1f %s %s %s\n", b * 8 / s / 1e9, p / s / 1e3, b ? sprintf("%.2f", c / hz / (b / 1e9)) : "-",
+      b ? sprintf("%.2f", u / hz / (b / 1e9)) : "-", b ? sprintf("%.2f", n / hz / (b / 1e9)) : "-" }'
 }
 median() { # the median (by Gbit/s) of RUNS runs of steady ARGS...
   for _ in $(seq "$RUNS"); do steady "$@"; done | sort -n | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'
 }
 row() { # NAME TRANSFORM FIGURES: printed and kept in $T/rows
-  printf '%-44s %8s %9s %8s %8s\n' "$1" $3
+  printf '%-44s %8s %9s %8s %8s %8s\n' "$1" $3
   echo "$1|$2|$3" >>"$T/rows"
 }
 
@@ -196,7 +202,7 @@ gw_counters() {
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $SITES sites (${ACTIVE:-$SITES} carrying a stream), iperf3 TCP one stream each, ${SECS}s measured, median of $RUNS runs; MTU 1400"
-printf '%-44s %8s %9s %8s %8s\n' setup Gbit/s kpps "cpu s/GB" "user"
+printf '%-44s %8s %9s %8s %8s %8s\n' setup Gbit/s kpps "cpu s/GB" "user" "napi"
 # the sites that carry a stream: ACTIVE of them (default all), spread over
 # the SITES (every SITES / ACTIVE-th), the others configured and idle
 ACTIVE=${ACTIVE:-$SITES}
