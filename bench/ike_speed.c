@@ -183,7 +183,8 @@ static int gw_handshake(gw_job *j) {
   j->gw_s += gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - t0;
   gostx__ike_mgr *y = gostx__ike_mgr_new(&j->si, &ike_null_dp);
   if (!gw || !y) return 1;
-  const gostx__ike_mgr_to from_y = {j->si.local, 0}, from_gw = {j->sr.local, 0};
+  const gostx__ike_mgr_to from_y = {.addr = j->si.local, .encap = 0},
+                          from_gw = {.addr = j->sr.local, .encap = 0};
   gostx__ike_mgr_tick(y, now_ms);
   for (int moved = 1, round = 0; moved && round < 8; round++) {
     moved = 0;

@@ -14,7 +14,9 @@
  * remote-access gateway takes IDs by pattern and hands out the address its
  * caller gives (CP), which the user's manager shows; an ID of no pattern
  * is refused, its ID said; a user of a PSK of its own authenticates by it.
- * A site's TSi is narrowed to its prefixes (peer_ts). */
+ * A site's TSi is narrowed to its prefixes (peer_ts). A gateway bound to
+ * 0.0.0.0 hashes, for NAT detection, the address each datagram came to
+ * (as its caller tells it) and answers from it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +71,7 @@ static int is_cookie(const uint8_t *m, size_t n) {
 static void to_gateway(gostx__ike_mgr *gw, const uint8_t *msg, size_t len,
                        gostx__ike_mgr_addr from, int64_t now, unsigned *cookies, unsigned *other,
                        gostx__ike_mgr *peer) {
-  gostx__ike_mgr_to f = {from, 0};
+  gostx__ike_mgr_to f = {.addr = from, .encap = 0};
   gostx__ike_mgr_input(gw, msg, len, &f, now);
   static uint8_t keep[GOSTX_IKE_MGR_MSG_MAX];
   while (gostx__ike_mgr_next(gw, &ev)) {
@@ -83,7 +85,7 @@ static void to_gateway(gostx__ike_mgr *gw, const uint8_t *msg, size_t len,
       if (peer) {
         size_t n = ev.len;
         memcpy(keep, ev.data, n);
-        gostx__ike_mgr_to back = {ip4(1, 500), 0};
+        gostx__ike_mgr_to back = {.addr = ip4(1, 500), .encap = 0};
         gostx__ike_mgr_input(peer, keep, n, &back, now);
       }
     }
@@ -156,7 +158,7 @@ static void pump(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at
       if (ev.type == GOSTX_IKE_MGR_SEND) {
         size_t n = ev.len;
         memcpy(m, ev.data, n);
-        gostx__ike_mgr_to f = {y_at, 0};
+        gostx__ike_mgr_to f = {.addr = y_at, .encap = 0};
         gostx__ike_mgr_input(gw, m, n, &f, now);
         moved = 1;
       }
@@ -165,7 +167,7 @@ static void pump(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr y_at
       if (ev.type != GOSTX_IKE_MGR_SEND) continue;
       size_t n = ev.len;
       memcpy(m, ev.data, n);
-      gostx__ike_mgr_to back = {ip4(1, 500), 0};
+      gostx__ike_mgr_to back = {.addr = ip4(1, 500), .encap = 0};
       gostx__ike_mgr_input(y, m, n, &back, now);
       moved = 1;
     }
@@ -310,7 +312,7 @@ static size_t answers(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_addr
       memcpy(m, ev.data, ev.len);
       const size_t len = ev.len;
       for (int copy = 0; copy < 2; copy++) { /* the request, then its retransmission */
-        gostx__ike_mgr_to f = {y_at, 0};
+        gostx__ike_mgr_to f = {.addr = y_at, .encap = 0};
         gostx__ike_mgr_input(gw, m, len, &f, now);
         while (gostx__ike_mgr_next(gw, &ev))
           if (ev.type == GOSTX_IKE_MGR_SEND && n < max) {
@@ -334,7 +336,7 @@ static void retransmitted(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_
   const size_t n = answers(gw, y, y_at, now, got, len, 4);
   CHECK(n == 2 && len[0] == len[1] && !memcmp(got[0], got[1], len[0]),
         "a retransmitted request answered again, the same answer (%zu answers)", n);
-  gostx__ike_mgr_to back = {ip4(1, 500), 0};
+  gostx__ike_mgr_to back = {.addr = ip4(1, 500), .encap = 0};
   gostx__ike_mgr_input(y, got[0], len[0], &back, now);
   gostx__ike_mgr_shown sy;
   gostx__ike_mgr_shown_get(y, &sy);
@@ -448,7 +450,7 @@ static int gate_in(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
     open++;
     mine += slot_at[i].ip_len == from.ip_len && !memcmp(slot_at[i].ip, from.ip, from.ip_len);
   }
-  const gostx__ike_mgr_to f = {from, 0};
+  const gostx__ike_mgr_to f = {.addr = from, .encap = 0};
   const int rc = gostx__ike_mgr_gate_check(g, msg, len, &f, open, mine, &ev);
   if (rc == GOSTX_IKE_MGR_GATE_COOKIE) {
     CHECK(is_cookie(ev.data, ev.len) && ev.to.addr.port == from.port, "a COOKIE, back to it");
@@ -456,7 +458,7 @@ static int gate_in(gostx__ike_mgr_gate *g, const uint8_t *msg, size_t len,
       static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
       const size_t n = ev.len;
       memcpy(m, ev.data, n);
-      gostx__ike_mgr_to back = {ip4(1, 500), 0};
+      gostx__ike_mgr_to back = {.addr = ip4(1, 500), .encap = 0};
       gostx__ike_mgr_input(peer, m, n, &back, now);
     }
     return 1;
@@ -525,7 +527,7 @@ static void gateway_gate(int64_t now) {
   }
   CHECK(i < GATE_SLOTS, "y has a manager");
   static const uint8_t junk[40];
-  const gostx__ike_mgr_to f = {y_at, 0};
+  const gostx__ike_mgr_to f = {.addr = y_at, .encap = 0};
   CHECK(gostx__ike_mgr_gate_check(g, junk, sizeof junk, &f, 0, 0, &ev) == GOSTX_IKE_MGR_GATE_DROP,
         "no IKE_SA_INIT request: dropped");
   for (int k = 0; k < GATE_SLOTS; k++) {
@@ -559,14 +561,14 @@ static void pump_encap(gostx__ike_mgr *gw, gostx__ike_mgr *y, gostx__ike_mgr_add
       if (ev.type == GOSTX_IKE_MGR_SEND) {
         memcpy(m, ev.data, ev.len);
         if (!(m[19] & 0x20)) memcpy(req, m, req_len = ev.len);
-        gostx__ike_mgr_to f = {y_at, 1};
+        gostx__ike_mgr_to f = {.addr = y_at, .encap = 1};
         gostx__ike_mgr_input(gw, m, ev.len, &f, now);
         moved = 1;
       }
     while (gostx__ike_mgr_next(gw, &ev))
       if (ev.type == GOSTX_IKE_MGR_SEND) {
         memcpy(m, ev.data, ev.len);
-        gostx__ike_mgr_to back = {ip4(1, 4500), 1};
+        gostx__ike_mgr_to back = {.addr = ip4(1, 4500), .encap = 1};
         gostx__ike_mgr_input(y, m, ev.len, &back, now);
         moved = 1;
       }
@@ -607,7 +609,7 @@ static void keys_and_moves(int64_t now) {
   static const uint8_t zero[8];
   while (gostx__ike_mgr_next(y, &ev))
     if (ev.type == GOSTX_IKE_MGR_SEND) {
-      gostx__ike_mgr_to f = {y_at, 1};
+      gostx__ike_mgr_to f = {.addr = y_at, .encap = 1};
       gostx__ike_mgr_input(gw, ev.data, ev.len, &f, now);
     }
   size_t n = gostx__ike_mgr_sas(gw, k);
@@ -616,7 +618,7 @@ static void keys_and_moves(int64_t now) {
   /* its answer back to y, and on to the end */
   while (gostx__ike_mgr_next(gw, &ev))
     if (ev.type == GOSTX_IKE_MGR_SEND) {
-      gostx__ike_mgr_to back = {gw_at, 1};
+      gostx__ike_mgr_to back = {.addr = gw_at, .encap = 1};
       gostx__ike_mgr_input(y, ev.data, ev.len, &back, now);
     }
   pump_encap(gw, y, y_at, now);
@@ -631,7 +633,7 @@ static void keys_and_moves(int64_t now) {
   static uint8_t copy[GOSTX_IKE_MGR_MSG_MAX];
   memcpy(copy, req, req_len);
   copy[req_len - 1] ^= 1;
-  gostx__ike_mgr_to f = {forger, 1};
+  gostx__ike_mgr_to f = {.addr = forger, .encap = 1};
   gostx__ike_mgr_input(gw, copy, req_len, &f, now + 10);
   gostx__ike_mgr_input(gw, req, req_len, &f, now + 20);
   while (gostx__ike_mgr_next(gw, &ev)) {
@@ -710,7 +712,7 @@ static void child_beside(int64_t now) {
     gostx__ike_sk_clear(&sk);
   }
   CHECK(at, "y's rekey request opened, its REKEY_SA changed");
-  gostx__ike_mgr_to f = {y_at, 0};
+  gostx__ike_mgr_to f = {.addr = y_at, .encap = 0};
   gostx__ike_mgr_input(gw, m, len, &f, now + 2000);
   size_t refused = 0;
   said = 0;
@@ -730,6 +732,71 @@ static void child_beside(int64_t now) {
             after.child_out == before.child_out,
         "a Child SA beside the installed one: NO_ADDITIONAL_SAS %zu, said %d, the SAs stand",
         refused, said);
+  gostx__ike_mgr_free(gw);
+  gostx__ike_mgr_free(y);
+}
+
+/* A gateway bound to the wildcard (local 0.0.0.0), told where each of
+ * y's datagrams came to (from.at: its socket's IP_PKTINFO): its NAT
+ * detection hashes that address, so neither side sees a NAT, and every
+ * answer goes from it. Told nothing (at unknown), it hashes 0.0.0.0 and
+ * takes itself for being behind a NAT, as it did until 2026-11-30. */
+static void wildcard_local(int64_t t0, int told) {
+  gostx__ike_mgr_settings gs, cs;
+  const gostx__ike_mgr_addr any = {{0}, 4, 4500}, gw_at = ip4(1, 4500), y_at = ip4(2, 4500);
+  side(&gs, "gw.example.ru", "y.example.ru", any, y_at, 0);
+  gs.any_source = gs.on_data_port = 1;
+  gs.nat_keepalive_seconds = 1;
+  side(&cs, "y.example.ru", "gw.example.ru", y_at, gw_at, 1);
+  cs.on_data_port = 1;
+  gostx__ike_mgr *gw = gostx__ike_mgr_new(&gs, &ike_null_dp),
+                 *y = gostx__ike_mgr_new(&cs, &ike_null_dp);
+  CHECK(gw && y, "two managers");
+  if (!gw || !y) return;
+  static uint8_t m[GOSTX_IKE_MGR_MSG_MAX];
+  size_t n = first_request(y, t0, m);
+  unsigned sends = 0, from_at = 0, keepalives = 0;
+  for (int round = 0; round < 8 && n; round++) {
+    gostx__ike_mgr_to f = {.addr = y_at, .encap = 1};
+    if (told) f.at = gw_at;
+    gostx__ike_mgr_input(gw, m, n, &f, t0);
+    n = 0;
+    while (gostx__ike_mgr_next(gw, &ev)) {
+      if (ev.type != GOSTX_IKE_MGR_SEND) continue;
+      sends++;
+      from_at += ev.to.at.ip_len == 4 && !memcmp(ev.to.at.ip, gw_at.ip, 4);
+      gostx__ike_mgr_to back = {.addr = gw_at, .encap = 1};
+      memcpy(m, ev.data, ev.len);
+      gostx__ike_mgr_input(y, m, ev.len, &back, t0);
+    }
+    while (gostx__ike_mgr_next(y, &ev))
+      if (ev.type == GOSTX_IKE_MGR_SEND && !n) memcpy(m, ev.data, n = ev.len);
+  }
+  /* the gateway's clock past two keepalive intervals of a quiet data port */
+  for (int64_t t = t0 + 1000; t <= t0 + 3000; t += 1000) {
+    gostx__ike_mgr_tick(gw, t);
+    while (gostx__ike_mgr_next(gw, &ev)) {
+      keepalives += ev.type == GOSTX_IKE_MGR_KEEPALIVE;
+      if (ev.type == GOSTX_IKE_MGR_KEEPALIVE)
+        from_at += ev.to.at.ip_len == 4 && !memcmp(ev.to.at.ip, gw_at.ip, 4);
+    }
+  }
+  gostx__ike_mgr_shown sg, sy;
+  gostx__ike_mgr_shown_get(gw, &sg);
+  gostx__ike_mgr_shown_get(y, &sy);
+  CHECK(sg.state == 2 && sy.state == 2, "local 0.0.0.0, at %s: established (%d, %d)",
+        told ? "told" : "unknown", sg.state, sy.state);
+  if (told)
+    CHECK(!sg.nat_local && !sg.nat_peer && !sy.nat_local && !sy.nat_peer && !keepalives &&
+              sends >= 2 && from_at == sends,
+          "local 0.0.0.0, each datagram's destination told: no NAT seen (gateway %d%d, y "
+          "%d%d), no keepalive (%u), %u of %u answers from it",
+          sg.nat_local, sg.nat_peer, sy.nat_local, sy.nat_peer, keepalives, from_at, sends);
+  else
+    CHECK(sg.nat_local && sy.nat_peer && keepalives && !from_at,
+          "local 0.0.0.0, destination unknown: the wildcard hashed, a NAT taken to be in "
+          "front of the gateway (%d), %u keepalives",
+          sg.nat_local, keepalives);
   gostx__ike_mgr_free(gw);
   gostx__ike_mgr_free(y);
 }
@@ -795,5 +862,7 @@ int main(void) {
   gateway_gate(t0);
   keys_and_moves(t0);
   child_beside(t0);
+  wildcard_local(t0, 1);
+  wildcard_local(t0, 0);
   return t_done();
 }

@@ -29,6 +29,7 @@ static ssize_t hook_sendto(int fd, const void *buf, size_t n, int flags,
 static ssize_t hook_recvfrom(int fd, void *buf, size_t cap, int flags, struct sockaddr *from,
                              socklen_t *from_len);
 static ssize_t hook_sendmsg(int fd, const struct msghdr *h, int flags);
+static ssize_t hook_recvmsg(int fd, struct msghdr *h, int flags);
 /* the daemon's log lines (one per event, hundreds here) go to daemon_log:
  * /dev/null, or stderr with GOSTX_TEST_VERBOSE set */
 static FILE *daemon_log;
@@ -37,6 +38,7 @@ static FILE *daemon_log;
 #define sendto hook_sendto
 #define recvfrom hook_recvfrom
 #define sendmsg hook_sendmsg
+#define recvmsg hook_recvmsg
 #undef stderr
 #define stderr daemon_log
 #include "../cli/tunnel/ike/ike_material.c"
@@ -44,6 +46,8 @@ static FILE *daemon_log;
 #undef sendto
 #undef recvfrom
 #undef sendmsg
+#undef recvmsg
+#include "../cli/tunnel/tunnel_pktinfo.c"
 #undef stderr
 #define stderr stderr
 
@@ -180,6 +184,19 @@ static ssize_t hook_sendmsg(int fd, const struct msghdr *h, int flags) {
     n += h->msg_iov[i].iov_len;
   }
   return hook_sendto(fd, m, n, flags, (const struct sockaddr *)h->msg_name, h->msg_namelen);
+}
+
+/* read_one's recvmsg on the IKE socket: hook_recvfrom's datagram, no
+ * cmsg (local is an address here, not a wildcard) */
+static ssize_t hook_recvmsg(int fd, struct msghdr *h, int flags) {
+  socklen_t fl = h->msg_namelen;
+  if (h->msg_iovlen != 1) abort(); /* the workers' hand-off is not run here */
+  const ssize_t r = hook_recvfrom(fd, h->msg_iov[0].iov_base, h->msg_iov[0].iov_len, flags,
+                                  (struct sockaddr *)h->msg_name, &fl);
+  h->msg_namelen = fl;
+  h->msg_controllen = 0;
+  h->msg_flags = 0;
+  return r;
 }
 
 /* The oldest datagram to this side, from the peer's IKE port. */

@@ -208,6 +208,7 @@ static int run(struct tunnel *t) {
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   tunnel_udp_offload(t, udp, send, n);
+  tunnel_udp_pktinfo(t, udp, n, ike || t->ra); /* before the IKE socket is made */
   t->tun_vnet = !t->cfg.tun_offload_off;
   rc = tunnel_tun_open(&t->cfg, tun, n, &tun_lock);
   if (!rc) tunnel_tun_offload(t, tun[0]);

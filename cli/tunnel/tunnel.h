@@ -4,6 +4,7 @@
 #ifndef GOSTX_CLI_TUNNEL_H
 #define GOSTX_CLI_TUNNEL_H
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -303,6 +304,10 @@ struct tunnel {
    * *_errno: why the offload is off (0: udp_offload = off or on). */
   atomic_int udp_gso, gso_errno;
   int udp_gro, gro_errno;
+  /* local is a wildcard and IKE runs on the data port: each datagram's
+   * destination address comes with it (IP_PKTINFO, IPV6_RECVPKTINFO), for
+   * IKE's NAT detection and the address its answers go from */
+  int pktinfo;
   /* TUN offloads: tun_vnet, every read and write has a virtio_net_hdr in
    * front (tun_offload on); tun_csum / tun_tso / tun_uso, what
    * TUNSETOFFLOAD took; *_errno, why one is off (0: tun_offload = off). */
@@ -410,6 +415,26 @@ int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, int *send_fds, un
  * config says udp_offload = off: t->udp_gso / t->udp_gro. A kernel without
  * them (UDP_SEGMENT: 4.18, UDP_GRO: 5.0) leaves them off, said in one line. */
 void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, unsigned nsock);
+/* With a wildcard local and IKE on the data port (ike: the tunnel runs
+ * it), the receiving fds told to give each datagram's destination address
+ * (t->pktinfo; a kernel that refuses is said in one line, and IKE then
+ * hashes the wildcard as before). */
+void tunnel_udp_pktinfo(struct tunnel *t, const int *fds, unsigned nsock, int ike);
+/* cli/tunnel/tunnel_pktinfo.c: fd (of family AF_INET or AF_INET6) told to give each datagram's
+ * destination address: 0, or -1 with errno set. */
+int tunnel_pktinfo_on(int fd, int family);
+/* The destination of a datagram received with h (its IP_PKTINFO or
+ * IPV6_PKTINFO cmsg) into *to with port `port` (the socket's): 1, or 0
+ * when h has none. */
+int tunnel_pktinfo_dest(struct msghdr *h, unsigned port, struct sockaddr_storage *to);
+/* A cmsg that has a sendmsg go from the local address ip (4 or 16
+ * octets: IP_PKTINFO's ipi_spec_dst, IPV6_PKTINFO's ipi6_addr), put on h
+ * in c; ip_len 0: h left to the kernel's choice. */
+union tunnel_pktinfo_cmsg {
+  _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+};
+void tunnel_pktinfo_source(struct msghdr *h, union tunnel_pktinfo_cmsg *c, const uint8_t *ip,
+                           size_t ip_len);
 /* "udp_gso on" / "udp_gro off (why)" / "tun_tso on" ... lines into f. */
 void tunnel_offloads_print(struct tunnel *t, FILE *f);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
@@ -543,11 +568,13 @@ void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n
 struct udp_rx {
   struct mmsghdr msgs[TUNNEL_RX_BUFS];
   struct iovec iov[TUNNEL_RX_BUFS];
-  union {
-    _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
+  union { /* UDP_GRO's segment size, the destination (t->pktinfo) */
+    _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int)) +
+                                      CMSG_SPACE(sizeof(struct in6_pktinfo))];
   } ctl[TUNNEL_RX_BUFS];
   struct sockaddr_storage from[TUNNEL_RX_BUFS];
   unsigned got, i; /* buffers received; the one udp_rx_next is in */
+  unsigned last;   /* the buffer of the datagram udp_rx_next gave last */
   size_t off, seg; /* where in it, and the size it is cut at */
 };
 /* One recvmmsg (not waiting) into w->buf's receive buffers. */
@@ -556,6 +583,9 @@ void udp_recv(struct tunnel_worker *w, struct udp_rx *rx);
  * short: MSG_TRUNC), *from where it came from, or 0 when none is left. */
 int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut,
                 const struct sockaddr_storage **from);
+/* Where the datagram udp_rx_next gave last came to (address and local
+ * port) into *to: 1, or 0 when not known (t->pktinfo off: *to zeroed). */
+int udp_rx_dest(struct tunnel_worker *w, struct udp_rx *rx, struct sockaddr_storage *to);
 
 /* cli/tunnel/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);

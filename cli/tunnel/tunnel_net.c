@@ -158,6 +158,29 @@ void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, u
             strerror(t->gro_errno));
 }
 
+/* Whether local's address is the wildcard (0.0.0.0 or ::). */
+static int local_wildcard(const struct tunnel_config *cfg) {
+  if (cfg->local.ss_family == AF_INET6)
+    return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)&cfg->local)->sin6_addr);
+  return ((const struct sockaddr_in *)&cfg->local)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+void tunnel_udp_pktinfo(struct tunnel *t, const int *fds, unsigned nsock, int ike) {
+  t->pktinfo = 0;
+  /* a fixed local is the address every datagram came to; without IKE no
+   * one asks (the data path never reads it) */
+  if (!ike || !local_wildcard(&t->cfg)) return;
+  for (unsigned i = 0; i < nsock; i++)
+    if (tunnel_pktinfo_on(fds[i], t->cfg.local.ss_family) < 0) {
+      fprintf(stderr,
+              "gostx tunnel: local %s: the destination of each datagram not available (%s): "
+              "IKE's NAT detection hashes the wildcard address (a NAT in front of us)\n",
+              t->cfg.local_s, strerror(errno));
+      return;
+    }
+  t->pktinfo = 1;
+}
+
 /* config_off: the setting that turned it off, or NULL */
 static void offload_line(FILE *f, const char *name, int on, int err, const char *config_off) {
   if (on)

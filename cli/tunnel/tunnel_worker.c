@@ -67,12 +67,16 @@ static void tun_to_udp(struct tunnel_worker *w) {
 }
 
 /* An IKE message that came on the data port behind the non-ESP marker
- * (RFC 3948 2.2) to the IKE thread, with where it came from: one datagram
- * on the socketpair, never waiting (a full queue drops it, counted). */
+ * (RFC 3948 2.2) to the IKE thread, with where it came from and where it
+ * came to (zeros when not known: a fixed local is that): one datagram on
+ * the socketpair, never waiting (a full queue drops it, counted). */
 static void to_ike(struct tunnel_worker *w, const uint8_t *pkt, size_t len,
-                   const struct sockaddr_storage *from) {
-  struct iovec iov[2] = {{(void *)from, sizeof *from}, {(void *)(pkt + 4), len - 4}};
-  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 2};
+                   const struct sockaddr_storage *from, struct udp_rx *rx) {
+  struct sockaddr_storage to;
+  (void)udp_rx_dest(w, rx, &to);
+  struct iovec iov[3] = {
+      {(void *)from, sizeof *from}, {&to, sizeof to}, {(void *)(pkt + 4), len - 4}};
+  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 3};
   if (sendmsg(w->t->ike_pair[1], &h, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
     TUNNEL_ADD(w->c.rx_ike_dropped, 1);
   else
@@ -82,7 +86,7 @@ static void to_ike(struct tunnel_worker *w, const uint8_t *pkt, size_t len,
 /* Whether a datagram can be an ESP packet at all; counts it when not (an
  * IKE message handed over). cut: the kernel cut it short. */
 static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int cut,
-                     const struct sockaddr_storage *from) {
+                     const struct sockaddr_storage *from, struct udp_rx *rx) {
   if (len == 1 && pkt[0] == 0xff) { /* RFC 3948 NAT-keepalive */
     TUNNEL_ADD(w->c.rx_keepalive, 1);
     return 0;
@@ -91,7 +95,7 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   /* an IKE header at least; IKE_AUTH with certificates may be longer than
    * a packet slot (the receive buffers are larger with IKE) */
   if (marker && !cut && len >= 4 + 28 && w->t->ike_pair[1] >= 0) { /* IKE runs */
-    to_ike(w, pkt, len, from);
+    to_ike(w, pkt, len, from, rx);
     return 0;
   }
   /* too short for ESP, longer than a slot (which the buffers without GRO
@@ -167,7 +171,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
   int cut;
   const struct sockaddr_storage *from;
   while (udp_rx_next(w, &rx, &p, &len, &cut, &from)) {
-    if (!plausible(w, p, len, cut, from)) continue;
+    if (!plausible(w, p, len, cut, from, &rx)) continue;
     /* a burst opens under one SA: another SPI (a rekey's old and new
      * packets mixed) starts the next; a gateway's opens its peers' SAs
      * together (tunnel_gw_open) */

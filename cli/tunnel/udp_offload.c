@@ -5,6 +5,7 @@
  * one recvmmsg, each buffer a GRO train of datagrams cut here at its
  * segment size, or one. The worker sees datagrams. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/udp.h>
 #include <poll.h>
@@ -140,7 +141,7 @@ void udp_recv(struct tunnel_worker *w, struct udp_rx *rx) {
     rx->msgs[i].msg_hdr.msg_iovlen = 1;
     rx->msgs[i].msg_hdr.msg_name = &rx->from[i];
     rx->msgs[i].msg_hdr.msg_namelen = sizeof rx->from[i];
-    if (w->t->udp_gro) {
+    if (w->t->udp_gro || w->t->pktinfo) {
       rx->msgs[i].msg_hdr.msg_control = rx->ctl[i].buf;
       rx->msgs[i].msg_hdr.msg_controllen = sizeof rx->ctl[i].buf;
     }
@@ -179,6 +180,7 @@ int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t 
   size_t l = all - rx->off < rx->seg ? all - rx->off : rx->seg;
   *p = (uint8_t *)rx->iov[rx->i].iov_base + rx->off;
   *from = &rx->from[rx->i];
+  rx->last = rx->i;
   *len = l;
   /* a buffer the kernel cut cuts its last datagram only */
   *cut = (m->msg_hdr.msg_flags & MSG_TRUNC) && rx->off + l == all;
@@ -188,6 +190,17 @@ int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t 
     rx->off = 0;
   }
   return 1;
+}
+
+int udp_rx_dest(struct tunnel_worker *w, struct udp_rx *rx, struct sockaddr_storage *to) {
+  memset(to, 0, sizeof *to);
+  if (!w->t->pktinfo) return 0;
+  const struct sockaddr_storage *l = &w->t->cfg.local;
+  const unsigned port = ntohs(l->ss_family == AF_INET6
+                                  ? ((const struct sockaddr_in6 *)l)->sin6_port
+                                  : ((const struct sockaddr_in *)l)->sin_port);
+  /* a GRO train's datagrams share their buffer's cmsgs: one flow, one destination */
+  return tunnel_pktinfo_dest(&rx->msgs[rx->last].msg_hdr, port, to);
 }
 
 void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n, unsigned got,

@@ -221,8 +221,12 @@ static size_t half_open(const gostx__ike_mgr *k, const gostx__ike_mgr_addr *src,
  * both keep, so each installs the same Child SA. 1: ours wins. */
 static int we_lead(const gostx__ike_mgr *k, const gostx__ike_mgr_to *from) {
   const gostx__ike_mgr_addr *peer = &from->addr;
-  int c = memcmp(k->local.ip, peer->ip, k->local.ip_len);
-  return c > 0 || (c == 0 && k->local.port > peer->port);
+  gostx_ike_addr ours = k->local;
+  /* where the peer's request came to, when known: a wildcard local would
+   * make both sides yield */
+  if (from->at.ip_len == ours.ip_len) gostx__ike_mgr_ike_addr(&from->at, &ours);
+  int c = memcmp(ours.ip, peer->ip, ours.ip_len);
+  return c > 0 || (c == 0 && ours.port > peer->port);
 }
 
 /* Our IKE_SA_INIT request again now, not at the timer's next turn (up
@@ -282,10 +286,12 @@ static void new_responder(gostx__ike_mgr *k, size_t len, const gostx__ike_mgr_to
     return;
   }
   struct gostx__ike_slot *s = &k->resp[i];
-  /* NAT detection hashes where the request came to */
-  const gostx_ike_addr *local = from->encap ? &k->data_local : &k->local;
+  /* NAT detection hashes where the request came to: the caller's word
+   * (from->at) when it knows it, else the port's address of the settings */
+  gostx_ike_addr local = from->encap ? k->data_local : k->local;
+  if (from->at.ip_len) gostx__ike_mgr_ike_addr(&from->at, &local);
   gostx_ike_engine *e = slot_engine(s);
-  if (!e || gostx__ike_engine_init(e, &k->cf_r) || gostx__ike_engine_addrs(e, local, &remote))
+  if (!e || gostx__ike_engine_init(e, &k->cf_r) || gostx__ike_engine_addrs(e, &local, &remote))
     return;
   s->used = 1;
   s->born_ms = now;

@@ -48,10 +48,17 @@ typedef struct gostx__ike_mgr_addr {
 
 /* Where an IKE message goes or came from: the peer's address, and whether
  * over the data port behind the non-ESP marker (RFC 3948 2.2) or the IKE
- * port. */
+ * port. at: our end, when the caller knows it (ip_len 0: not known).
+ * Given with a datagram: the address and port it came to (a socket bound
+ * to a wildcard address learns it per datagram); NAT detection hashes it
+ * in place of the settings' local or data_local, which a wildcard never
+ * matches. On an event: the address to send from, the one the peer's IKE
+ * last came to (answers, requests and keepalives alike), so that a host
+ * of several addresses answers from the one it was asked on. */
 typedef struct gostx__ike_mgr_to {
   gostx__ike_mgr_addr addr;
   int encap;
+  gostx__ike_mgr_addr at;
 } gostx__ike_mgr_to;
 
 /* An IP prefix: the address in network order (4 octets IPv4, 16 IPv6)
@@ -96,8 +103,8 @@ typedef struct gostx__ike_mgr_settings {
    * per source); the installed SA and its ESP still go to `peer`, or to
    * the peer's NAT mapping where one is in front of it, followed when it
    * moves whatever our own NAT detection says (a gateway is the outside
-   * end: its local address may be a wildcard, which its peers' hashes
-   * never match, or a fixed port forward) */
+   * end, even behind a fixed port forward, or with a wildcard local whose
+   * datagrams' destinations its caller does not give: gostx__ike_mgr_to.at) */
   int any_source;
   int encap;    /* IKE on the data port from IKE_AUTH on, NAT or not */
   /* A gateway's remote users (issue 81), as responder: with peer_id NULL,

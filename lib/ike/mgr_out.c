@@ -113,7 +113,8 @@ void gostx__ike_mgr_send(gostx__ike_mgr *k, const gostx__ike_mgr_to *to, size_t 
 
 void gostx__ike_mgr_keepalive(gostx__ike_mgr *k, const gostx__ike_mgr_addr *to) {
   static const uint8_t ff = 0xff;
-  gostx__ike_mgr_to t = {*to, 1};
+  /* from where the peer's IKE last came to, as the SA's requests go */
+  gostx__ike_mgr_to t = {*to, 1, k->sa_to.at};
   push(k, GOSTX_IKE_MGR_KEEPALIVE, &t, &ff, 1);
 }
 

@@ -12,14 +12,24 @@
 #    configuration payload, no two the same (user 5 its own, 10.201.0.9),
 #    and pings the gateway's inner
 #    host and site 1 (through the gateway: its routes pick the static
-#    peer one way, the user's Child SA the other);
+#    peer one way, the user's Child SA the other). The gateway's local is
+#    0.0.0.0: NAT detection hashes the address each user's IKE came to
+#    (IP_PKTINFO), so no NAT is seen by either side (until 2026-11-30 the
+#    gateway hashed 0.0.0.0: "a NAT in front of us" for every user, and
+#    its keepalives to them), and user 4 asks the gateway at its address on
+#    user 2's link (10.231.12.1, routed through 10.231.11.1) and is
+#    answered from there (its IKE takes datagrams from that address only:
+#    before, the answers went from 10.231.11.1, and it never came up);
 # 2. a user with a valid certificate but a CN outside the pattern is
 #    refused, and the gateway's log says why (its ID matches no remote_id
 #    pattern); user 5's ID with a PSK not its own is refused;
 # 3. user 1 sending from user 2's inner address: nothing answered, each
 #    packet counted as rx_selector on user 1's line;
 # 4. --status and --status --json list the users (ID, outer address,
-#    inner address, SPIs, counters) beside the static peer;
+#    inner address, SPIs, counters) beside the static peer; no user
+#    counted a keepalive from the gateway (nat_keepalive_seconds = 1 in
+#    the pool; steps 2 and 3 leave the gateway's data port quiet for
+#    seconds), and each says ike_nat none;
 # 4b. a datagram naming user 1's IKE SPIs (public on the wire) from
 #    another port of its address, then user 6 starting from that port: user
 #    6 gets a slot and an address of its own and user 1 keeps its IKE SA
@@ -30,6 +40,8 @@
 #    (a masquerade of its port in user 1's namespace) that then drops its
 #    mappings: user 6's next IKE request (its liveness check) comes from a
 #    new port, the gateway follows it there, and its pings go through again;
+#    the gateway's NAT detection saw a NAT in front of user 6, and none in
+#    front of itself;
 # 5. user 2 stopped (its IKE SA deleted: out of the gateway's tables) and
 #    started again, while users 1 and 3 ping on: they lose nothing, and
 #    user 2 gets its address back and pings again;
@@ -93,6 +105,7 @@ cert = $T/gw.pem
 key = $T/gw.key
 ca = $T/ca.pem
 crl = $T/ca.crl
+nat_keepalive_seconds = 1
 EOF
 # user_conf NAME I: a remote user in $Ui to the gateway's 10.231.1I.1
 user_conf() {
@@ -147,7 +160,11 @@ user_line() { grep "^peer users\.[0-9]* .* inner $2 " <<<"$1"; }
 # 1. five users, each its own address, each to the gateway's host and site 1
 for i in 1 2 3; do user_conf u$i $i; done
 user_conf u4 1
-sed -i "s|^local = .*|local = $(outer 4)|; s|^ike_port = .*|ike_port = 4501|; s|^tun = .*|tun = gxrt4|" "$T/u4.conf"
+# user 4 asks the gateway at another of its addresses (a multi-homed
+# gateway): answered from there, or its IKE never takes the answers
+sed -i "s|^local = .*|local = $(outer 4)|; s|^ike_port = .*|ike_port = 4501|; s|^tun = .*|tun = gxrt4|
+  s|^peer = .*|peer = 10.231.12.1:4500|" "$T/u4.conf"
+ip -n $U1 route add 10.231.12.1/32 via 10.231.11.1
 user_conf u5 3
 sed -i "s|^local = .*|local = $(outer 5)|; s|^ike_port = .*|ike_port = 4502|; s|^tun = .*|tun = gxrt5|
   /^cert = \|^key = \|^ca = /d; s|^ike_auth = .*|ike_auth = psk\npsk = $T/kiosk.psk\nlocal_id = kiosk@users.gostx.test|" \
@@ -167,6 +184,12 @@ for i in 1 2 3 4 5; do
   [ "$(answered $ns $a 10.1.0.1)" = 3 ] && ok "user $i ($a) pings site 1 through the gateway" ||
     bad "user $i's pings to site 1"
 done
+# no NAT here: each user's detection says so, the gateway's saw none in
+# front of itself
+nonat=$(for i in 1 2 3 4 5; do grep -q 'NAT detection: no NAT$' "$T/u$i.log" && echo $i; done)
+[ "$(echo $nonat)" = "1 2 3 4 5" ] && ! grep -q 'NAT detection: a NAT in front of us' "$T/gw.log" &&
+  ok "local 0.0.0.0: users $(echo $nonat) see no NAT, nor does the gateway" ||
+  bad "NAT detection without a NAT: no NAT at users '$(echo $nonat)'; $(grep -h 'NAT detection' "$T"/u[1-5].log "$T/gw.log" | sed 's/.*ike: //' | sort | uniq -c)"
 grep -q "remote user C=RU, O=gostx test, CN=u2.users.gostx.test at 10.231.12.2:4500: inner address $ADDR_2" "$T/gw.log" &&
   ok "the gateway's log names user 2, its outer and its inner address" ||
   bad "gateway's log: $(grep 'remote user' "$T/gw.log")"
@@ -205,8 +228,15 @@ got=$(answered $U1 $ADDR_2 10.99.0.1)
 [ "${got:-0}" = 0 ] && ok "spoofed source: no answer" || bad "spoofed source answered $got"
 ip -n $U1 addr del $ADDR_2/32 dev gxrt1
 
-# 4. --status and --status --json
-status_fresh gw
+# 4. --status and --status --json; the users' too: no keepalive from the
+# gateway (none since step 1's pings: nothing went from its data port
+# through steps 2 and 3, past two nat_keepalive_seconds)
+status_fresh gw u1 u2 u3 u4 u5
+kas=$(for i in 1 2 3 4 5; do
+  echo "$(tunnel_status $(user_ns $i) u$i rx_keepalive)/$(tunnel_status $(user_ns $i) u$i ike_nat)"
+done)
+[ "$(echo $kas)" = "0/none 0/none 0/none 0/none 0/none" ] &&
+  ok "users' rx_keepalive/ike_nat: $(echo $kas)" || bad "users' rx_keepalive/ike_nat: $(echo $kas)"
 st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
 [ "$(status_value "$st" remote_users)" = 5 ] && [ "$(status_value "$st" remote_user_slots)" = 255 ] &&
   ok "status: remote_users 5 of 255 slots" ||
@@ -271,6 +301,12 @@ sed -i "s|^local = .*|local = $(outer 6)|; s|^ike_port = .*|ike_port = 4503|; s|
 printf 'dpd_seconds = 1\nnat_keepalive_seconds = 1\n' >>"$T/u6.conf"
 user_up 6 && [ "$ADDR_6" != "$ADDR_1" ] && ok "user 6 up from user 1's forged port with an address of its own ($ADDR_6)" ||
   bad "user 6 from the forged port: ${ADDR_6:-no address}"
+# a real NAT, in front of user 6 only: seen by both sides as such
+grep -q 'NAT detection: a NAT in front of the peer$' "$T/gw.log" &&
+  grep -q 'NAT detection: a NAT in front of us$' "$T/u6.log" &&
+  ! grep -q 'NAT detection: a NAT in front of us' "$T/gw.log" &&
+  ok "user 6's NAT: the gateway sees a NAT in front of the peer, user 6 one in front of itself" ||
+  bad "user 6's NAT: $(grep -h 'NAT detection' "$T/gw.log" "$T/u6.log" | sed 's/.*ike: //' | sort | uniq -c)"
 [ "$(answered $U1 $ADDR_1 10.99.0.1)" = 3 ] && ok "user 1 pings on after the forgery and user 6" ||
   bad "user 1's pings after the forgery: $(tail -3 "$T/gw.log")"
 status_fresh gw
@@ -284,6 +320,7 @@ l1=$(user_line "$st" $ADDR_1)
 # address they map to): its next IKE request comes from a new port
 dev1=$(ip -n $U1 -o -4 addr show to 10.231.11.2/32 | awk '{print $2}')
 ip -n $U1 addr del 10.231.11.2/30 dev $dev1 && ip -n $U1 addr add 10.231.11.2/30 dev $dev1
+ip -n $U1 route replace 10.231.12.1/32 via 10.231.11.1 # (user 4's, gone with the address)
 for _ in $(seq $(bound 100)); do grep -q "the peer's NAT mapping moved" "$T/gw.log" && break; sleep 0.1; done
 if grep -q "the peer's NAT mapping moved" "$T/gw.log"; then
   ok "user 6's NAT mapping changed: $(grep -m1 "the peer's NAT mapping moved" "$T/gw.log" | sed 's/.*ike: //')"

@@ -6,7 +6,9 @@
 #    IKE thread: rx_ike on both sides); UDP through; a Child SA rekey over
 #    the data port, UDP through again; then a's ike_port = 4500 (local's
 #    port): IKE there from IKE_SA_INIT on, no socket on port 500, no NAT
-#    seen;
+#    seen, both ends' local 0.0.0.0 (b hashes where a's IKE_SA_INIT came
+#    to, a the address of its route to b: until 2026-11-30 both hashed
+#    0.0.0.0 and saw NATs);
 # 2. a behind a NAT (a namespace of its own routed through the first one,
 #    which masquerades with random ports: nftables): NAT detection logged
 #    on both sides, IKE moved to the data port, UDP through both ways (b
@@ -83,10 +85,13 @@ both_stop
 
 # 1b. a's ike_port = local's port: IKE on the data port from IKE_SA_INIT on,
 # no IKE socket of its own; b (ike_port 500) answers there, and NAT
-# detection hashes the port the request came to: no NAT on either side
-ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.2" \
-  "ike_port = 4500"
-ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.1"
+# detection hashes the port the request came to: no NAT on either side.
+# Both bound to 0.0.0.0: b's detection hashes the address a's request came
+# to (IP_PKTINFO), a's the address of its route to b
+ike_conf a 0.0.0.0 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.2" \
+  "ike_port = 4500" "local_id = 10.231.0.1"
+ike_conf b 0.0.0.0 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.1" \
+  "local_id = 10.231.0.2"
 if up_and_through "ike_port = 4500"; then
   n=$(tunnel_counters $NB b rx_ike rx_ike_dropped)
   read -r bi bd <<<"$n"
@@ -96,7 +101,8 @@ if up_and_through "ike_port = 4500"; then
     ok "ike_port = 4500: IKE_SA_INIT and after on the data port (b's rx_ike $bi), no socket on 500" ||
     bad "ike_port = 4500: rx_ike $bi dropped $bd, a's sockets on 500: $sockets, a: $(cat "$T/a.log")"
   grep -q 'NAT detection: no NAT$' "$T/a.log" && ! grep -q 'NAT detection' "$T/b.log" &&
-    ok "ike_port = 4500: no NAT seen by either side" ||
+    grep -q 'local 0.0.0.0:4500: our address toward 10.231.0.2:4500 is 10.231.0.1:4500 ' "$T/a.log" &&
+    ok "ike_port = 4500, local 0.0.0.0: no NAT seen by either side" ||
     bad "ike_port = 4500: a NAT seen: a: $(grep NAT "$T/a.log") b: $(grep NAT "$T/b.log")"
 fi
 both_stop

@@ -58,6 +58,25 @@ void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a) {
   }
 }
 
+ssize_t ike_pair_read(int fd, uint8_t *buf, size_t cap, gostx__ike_mgr_to *from) {
+  struct sockaddr_storage src, dst;
+  struct iovec iov[3] = {{&src, sizeof src}, {&dst, sizeof dst}, {buf, cap}};
+  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 3};
+  memset(from, 0, sizeof *from);
+  const ssize_t r = recvmsg(fd, &h, 0);
+  if (r < (ssize_t)(sizeof src + sizeof dst)) return -1;
+  ike_addr_of(&src, &from->addr);
+  if (dst.ss_family == src.ss_family) ike_addr_of(&dst, &from->at); /* else not known */
+  from->encap = 1;
+  return r - (ssize_t)(sizeof src + sizeof dst);
+}
+
+int ike_sendmsg(int fd, struct msghdr *h, const gostx__ike_mgr_to *to) {
+  union tunnel_pktinfo_cmsg c;
+  tunnel_pktinfo_source(h, &c, to->at.ip, to->at.ip_len);
+  return sendmsg(fd, h, 0) < 0 ? -1 : 0;
+}
+
 void ike_with_port(struct sockaddr_storage *ss, unsigned port) {
   if (ss->ss_family == AF_INET) ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
   else ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
@@ -182,11 +201,45 @@ static int open_socket(struct tunnel_ike *k) {
   ike_with_port(&k->bound, cfg->ike_port);
   if (on_data_port(cfg)) return 0; /* no socket of its own (poll skips fd -1) */
   k->fd = socket(cfg->local.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (k->fd < 0 || bind(k->fd, (const struct sockaddr *)&k->bound, cfg->local_len) < 0) {
+  /* a wildcard local (as the data port's, t->pktinfo): where each
+   * datagram came to, for NAT detection and the answer's address */
+  if (k->fd < 0 || bind(k->fd, (const struct sockaddr *)&k->bound, cfg->local_len) < 0 ||
+      (k->t->pktinfo && tunnel_pktinfo_on(k->fd, cfg->local.ss_family) < 0)) {
     cli_err("tunnel: IKE socket on port %u: %s", cfg->ike_port, strerror(errno));
     return CLI_EXIT_FAIL;
   }
   return 0;
+}
+
+/* A wildcard local, as initiator: our IKE_SA_INIT's NAT detection hashes
+ * the address the kernel sends to the peer from (the route's: what a
+ * socket connected to the peer is given), not the wildcard, which the
+ * peer would take for a NAT in front of us. Looked up once, at the start;
+ * as responder each request's own destination is hashed. */
+static void local_by_route(struct tunnel_ike *k) {
+  const struct tunnel_config *cfg = &k->t->cfg;
+  if (!k->t->pktinfo || !cfg->ike_initiate) return;
+  struct sockaddr_storage a;
+  socklen_t alen = sizeof a;
+  const int s = socket(cfg->peer.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const int bad = s < 0 || connect(s, (const struct sockaddr *)&cfg->peer, cfg->peer_len) < 0 ||
+                  getsockname(s, (struct sockaddr *)&a, &alen) < 0;
+  const int err = errno;
+  if (s >= 0) close(s);
+  if (bad) {
+    ike_say("local %s: no route to %s (%s): our NAT detection hashes the wildcard address",
+            cfg->local_s, cfg->peer_s, strerror(err));
+    return;
+  }
+  gostx__ike_mgr_addr ip;
+  ike_addr_of(&a, &ip);
+  memcpy(k->set.local.ip, ip.ip, ip.ip_len);
+  memcpy(k->set.data_local.ip, ip.ip, ip.ip_len);
+  gostx__ike_mgr_configure(k->mgr, &k->set);
+  char at[56];
+  ip.port = k->set.local.port;
+  ike_say("local %s: our address toward %s is %s (NAT detection hashes it)", cfg->local_s,
+          cfg->peer_s, gostx__ike_mgr_addr_text(&ip, at));
 }
 
 /* One IKE message (len octets at m) as one datagram: on the IKE socket,
@@ -199,7 +252,7 @@ static void send_one(struct tunnel_ike *k, const gostx__ike_mgr_to *to, const ui
   struct iovec iov[2] = {{(void *)marker, 4}, {(void *)m, len}};
   struct msghdr h = {.msg_name = &ss, .msg_namelen = k->t->cfg.local_len,
                      .msg_iov = to->encap ? iov : iov + 1, .msg_iovlen = to->encap ? 2 : 1};
-  if (sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) ike_say("send: %s", strerror(errno));
+  if (ike_sendmsg(to->encap ? k->data_fd : k->fd, &h, to)) ike_say("send: %s", strerror(errno));
 }
 
 /* What the manager asks, done in its order; then what --status shows */
@@ -213,9 +266,10 @@ static void drain_events(struct tunnel_ike *k) {
       send_one(k, &ev->to, ev->data, ev->len);
     } else if (ev->type == GOSTX_IKE_MGR_KEEPALIVE) {
       to_sockaddr(k, &ev->to.addr, &ss);
-      if (sendto(k->data_fd, ev->data, ev->len, 0, (const struct sockaddr *)&ss,
-                 k->t->cfg.local_len) < 0)
-        ike_say("keepalive: %s", strerror(errno));
+      struct iovec iov = {ev->data, ev->len};
+      struct msghdr h = {.msg_name = &ss, .msg_namelen = k->t->cfg.local_len, .msg_iov = &iov,
+                         .msg_iovlen = 1};
+      if (ike_sendmsg(k->data_fd, &h, &ev->to)) ike_say("keepalive: %s", strerror(errno));
     }
   }
   pthread_mutex_lock(&k->lock);
@@ -240,18 +294,23 @@ static void drain_events(struct tunnel_ike *k) {
   if (gostx__ike_mgr_installed(k->mgr)) atomic_store(&k->installed, 1);
 }
 
-/* One datagram into k->in from the IKE socket, or from the workers (one
- * that came on the data port: its source address, then the IKE message
- * behind the marker): its length, or -1. */
-static ssize_t read_one(struct tunnel_ike *k, int fd, struct sockaddr_storage *from) {
-  if (fd == k->fd) {
-    socklen_t fl = sizeof *from;
-    return recvfrom(fd, k->in, sizeof k->in, 0, (struct sockaddr *)from, &fl);
-  }
-  struct iovec iov[2] = {{from, sizeof *from}, {k->in, sizeof k->in}};
-  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 2};
+/* One datagram into k->in from the IKE socket (with where it came to,
+ * when the socket gives it: a wildcard local), or from the workers (one
+ * that came on the data port: ike_pair_read): its length, or -1. */
+static ssize_t read_one(struct tunnel_ike *k, int fd, gostx__ike_mgr_to *from) {
+  if (fd != k->fd) return ike_pair_read(fd, k->in, sizeof k->in, from);
+  struct sockaddr_storage src, dst;
+  union tunnel_pktinfo_cmsg c;
+  struct iovec iov = {k->in, sizeof k->in};
+  struct msghdr h = {.msg_name = &src, .msg_namelen = sizeof src, .msg_iov = &iov,
+                     .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof c.buf};
+  memset(from, 0, sizeof *from);
+  memset(&src, 0, sizeof src);
   const ssize_t r = recvmsg(fd, &h, 0);
-  return r < (ssize_t)sizeof *from ? -1 : r - (ssize_t)sizeof *from;
+  if (r < 0) return -1;
+  ike_addr_of(&src, &from->addr);
+  if (tunnel_pktinfo_dest(&h, k->t->cfg.ike_port, &dst)) ike_addr_of(&dst, &from->at);
+  return r;
 }
 
 int ike_crls_take(struct tunnel_ike *k, cli_crl_list **old) {
@@ -294,14 +353,9 @@ void tunnel_ike_reload_crls(struct tunnel *t) {
 }
 
 static void receive(struct tunnel_ike *k, int fd, int64_t now) {
-  struct sockaddr_storage ss;
   gostx__ike_mgr_to from;
-  memset(&ss, 0, sizeof ss);
-  memset(&from, 0, sizeof from);
-  const ssize_t r = read_one(k, fd, &ss);
+  const ssize_t r = read_one(k, fd, &from);
   if (r < 0) return;
-  ike_addr_of(&ss, &from.addr);
-  from.encap = fd != k->fd;
   take_crls(k);
   gostx__ike_mgr_input(k->mgr, k->in, (size_t)r, &from, now);
   drain_events(k);
@@ -357,6 +411,7 @@ int tunnel_ike_start(struct tunnel *t, int data_fd) {
   struct tunnel_ike *k = t->ike;
   k->data_fd = data_fd;
   int rc = open_socket(k);
+  if (!rc) local_by_route(k);
   if (!rc && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, t->ike_pair)) {
     cli_err("tunnel: IKE queue: %s", strerror(errno));
     rc = CLI_EXIT_FAIL;

@@ -75,6 +75,15 @@ void ike_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int64_t ike_now_ms(void);
 void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a);
 void ike_with_port(struct sockaddr_storage *ss, unsigned port);
+/* One datagram the workers handed over on fd (t->ike_pair[0]): its IKE
+ * message into buf (at most cap octets), *from where it came from and
+ * where it came to (from->at, when the workers knew it), encap set: the
+ * message's length, or -1. */
+ssize_t ike_pair_read(int fd, uint8_t *buf, size_t cap, gostx__ike_mgr_to *from);
+/* h sent on fd from to->at's address when the manager gave one (the
+ * address the peer's IKE came to), else from the kernel's choice: 0, or
+ * -1 with errno set. */
+int ike_sendmsg(int fd, struct msghdr *h, const gostx__ike_mgr_to *to);
 /* t->stop set, k's thread (k->thread_on) joined */
 void ike_thread_join(struct tunnel *t, struct tunnel_ike *k);
 

@@ -284,7 +284,10 @@ static void send_one(struct tunnel_ra *ra, const gostx__ike_mgr_event *ev) {
   struct iovec iov[2] = {{(void *)marker, 4}, {(void *)ev->data, ev->len}};
   struct msghdr h = {.msg_name = &ss, .msg_namelen = sizeof(struct sockaddr_in),
                      .msg_iov = ike ? iov : iov + 1, .msg_iovlen = ike ? 2 : 1};
-  if (sendmsg(ra->data_fd, &h, 0) < 0) ike_say("send: %s", strerror(errno));
+  /* from the address the user's IKE came to (local a wildcard: the
+   * manager's word), so that a gateway of several answers from the one
+   * it was asked on */
+  if (ike_sendmsg(ra->data_fd, &h, &ev->to)) ike_say("send: %s", strerror(errno));
 }
 
 /* What u's manager asks, done; its IKE SAs as the table's keys of u (a
@@ -310,15 +313,11 @@ static void drain(struct ra_user *u, int64_t now) {
 }
 
 static void receive(struct tunnel_ra *ra, int64_t now) {
-  struct sockaddr_storage ss;
-  struct iovec iov[2] = {{&ss, sizeof ss}, {ra->in, sizeof ra->in}};
-  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 2};
-  memset(&ss, 0, sizeof ss);
-  const ssize_t r = recvmsg(ra->t->ike_pair[0], &h, 0);
-  if (r < (ssize_t)sizeof ss + 28 || ss.ss_family != AF_INET) return;
-  const size_t len = (size_t)r - sizeof ss;
-  gostx__ike_mgr_to from = {.encap = 1};
-  ike_addr_of(&ss, &from.addr);
+  /* from.at: where it came to (a wildcard local's NAT detection hashes it) */
+  gostx__ike_mgr_to from;
+  const ssize_t r = ike_pair_read(ra->t->ike_pair[0], ra->in, sizeof ra->in, &from);
+  if (r < 28 || from.addr.ip_len != 4) return;
+  const size_t len = (size_t)r;
   const long v = gostx__ike_table_checkout(ra->tab, ra->in, len, &from.addr);
   struct ra_user *u = v >= 0 && ra->users[v].mgr ? &ra->users[v] : NULL;
   static const uint8_t zero[8];
