@@ -386,9 +386,10 @@ void tunnel_ra_reload_crls(struct tunnel *t);
  * and returns 0, or nonzero after a line (nothing kept); then commit hands
  * it to the IKE thread, which ends the removed and changed sites' IKE SAs
  * (a Delete sent), frees their slots and fills the added and changed
- * ones, and returns once it has; or unstage drops it. */
+ * ones, and returns 0 once it has (-1: not taken in 5 s, said, nothing
+ * done); or unstage drops it. */
 int tunnel_ra_sites_stage(struct tunnel *t, const struct tunnel_config *next, size_t counts[3]);
-void tunnel_ra_sites_commit(struct tunnel *t);
+int tunnel_ra_sites_commit(struct tunnel *t);
 void tunnel_ra_sites_unstage(struct tunnel *t);
 /* SIGHUP (main thread): the CRLs of the crl lines read again; the IKE
  * thread takes them for the IKE_AUTHs from then on. The old ones stay, and

@@ -634,12 +634,12 @@ void tunnel_ra_sites_unstage(struct tunnel *t) {
  * looks at each turn: 200 ms at most) */
 #define RA_PLAN_TAKE_MS 5000
 
-void tunnel_ra_sites_commit(struct tunnel *t) {
+int tunnel_ra_sites_commit(struct tunnel *t) {
   struct tunnel_ra *ra = t->ra;
   struct ra_plan *pl = ra->staged;
   const size_t ns = t->gw->nsites;
   ra->staged = NULL;
-  int any = 0;
+  int any = 0, rc = 0;
   for (size_t i = 0; i < ns; i++) any |= pl->end[i] || pl->next[i];
   if (any) atomic_store(&ra->plan, pl);
   const struct timespec ms10 = {0, 10000000};
@@ -649,11 +649,13 @@ void tunnel_ra_sites_commit(struct tunnel *t) {
       cli_err("tunnel: reload: the IKE thread did not take the IKEv2 [peer] changes in %d ms: "
               "the running sites kept (send SIGHUP again)",
               RA_PLAN_TAKE_MS);
+      rc = -1;
       break;
     }
     nanosleep(&ms10, NULL); /* taken: carried out at once */
   }
   plan_free(pl, ns);
+  return rc;
 }
 
 static void *ra_run(void *arg) {
