@@ -53,6 +53,22 @@ static void usage(FILE *f) {
           "The config file is described in docs/TUNNEL.md.\n");
 }
 
+/* SIGHUP of a gateway: the [pool]'s CRLs (the running config's files);
+ * the config read again, its IKEv2 sites' changes staged (their files
+ * read), its static peers' made, then the sites' (the IKE thread's); the
+ * whole refused in one line where any part is (tunnel_gw.h). */
+static void gw_reload(struct tunnel *t) {
+  static struct tunnel_config next; /* big; the main thread only */
+  size_t peers[4], sites[3] = {0};
+  tunnel_ra_reload_crls(t);
+  if (tunnel_gw_reload_read(t, &next)) return;
+  int rc = t->ra ? tunnel_ra_sites_stage(t, &next, sites) : 0;
+  if (!rc && (rc = tunnel_gw_reload(t, &next, peers)) && t->ra) tunnel_ra_sites_unstage(t);
+  if (!rc && t->ra && tunnel_ra_sites_commit(t)) memset(sites, 0, sizeof sites);
+  if (!rc) tunnel_gw_reload_say(t, peers, sites);
+  tunnel_config_free(&next);
+}
+
 /* The counters into the status file (written whole, then renamed). */
 static void write_status(struct tunnel *t) {
   char tmp[TUNNEL_PATH_MAX + 8];
@@ -62,7 +78,7 @@ static void write_status(struct tunnel *t) {
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\n", (long)getpid(), (long long)time(NULL),
           t->cfg.tun, t->nworkers);
   if (t->gw) { /* each peer's SAs and counts on its line */
-    fprintf(f, "peers %zu\n", tunnel_gw_peers(t) + t->gw->nsites); /* static and IKEv2 */
+    fprintf(f, "peers %zu\n", tunnel_gw_peers(t) + t->cfg.nsites); /* static and IKEv2 */
     tunnel_gw_status(t, f);
   } else {
     fprintf(f, "seq_used %llu\n",
@@ -249,8 +265,8 @@ static int run(struct tunnel *t) {
   char who[160];
   if (t->gw && t->ra)
     snprintf(who, sizeof who, "%zu peers and up to %zu remote users (a gateway)",
-             tunnel_gw_peers(t) + t->gw->nsites, t->gw->nusers - t->gw->nsites);
-  else if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", tunnel_gw_peers(t) + t->gw->nsites);
+             tunnel_gw_peers(t) + t->cfg.nsites, t->gw->nusers - t->gw->nsites);
+  else if (t->gw) snprintf(who, sizeof who, "%zu peers (a gateway)", tunnel_gw_peers(t) + t->cfg.nsites);
   else snprintf(who, sizeof who, "peer %s", t->cfg.peer_s);
   if (!rc && !stop)
     fprintf(stderr,
@@ -271,10 +287,7 @@ static int run(struct tunnel *t) {
     int s = sigtimedwait(&sigs, NULL, &tick);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
-    if (s == SIGHUP && t->gw) { /* the [pool]'s CRLs (the running config's files), the peers */
-      tunnel_ra_reload_crls(t);
-      tunnel_gw_reload(t);
-    }
+    if (s == SIGHUP && t->gw) gw_reload(t);
     else if (s == SIGHUP) tunnel_reload(t);
     tunnel_state_tick(t);
     if (s > 0 || ++ticks * TUNNEL_STATE_TICK_MS >= 1000) {

@@ -385,6 +385,17 @@ void tunnel_ra_free(struct tunnel *t);
 /* SIGHUP (main thread): the [pool]'s crl lines read again, for every
  * remote user's IKE_AUTHs from then on (none: nothing). */
 void tunnel_ra_reload_crls(struct tunnel *t);
+/* SIGHUP (main thread), a gateway's IKEv2 [peer] sections of next against
+ * the running sites, by name: stage makes the plan (an added or changed
+ * site's material read, its slot picked; counts: added, changed, removed)
+ * and returns 0, or nonzero after a line (nothing kept); then commit hands
+ * it to the IKE thread, which ends the removed and changed sites' IKE SAs
+ * (a Delete sent), frees their slots and fills the added and changed
+ * ones, and returns 0 once it has (-1: not taken in 5 s, said, nothing
+ * done); or unstage drops it. */
+int tunnel_ra_sites_stage(struct tunnel *t, const struct tunnel_config *next, size_t counts[3]);
+int tunnel_ra_sites_commit(struct tunnel *t);
+void tunnel_ra_sites_unstage(struct tunnel *t);
 /* SIGHUP (main thread): the CRLs of the crl lines read again; the IKE
  * thread takes them for the IKE_AUTHs from then on. The old ones stay, and
  * a line says why, when one cannot be read. */

@@ -56,7 +56,7 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tab_
     if (c) n += c->nts, nspi++;
   }
   for (size_t u = 0; u < gw->nusers; u++) {
-    n += u < gw->nsites ? tunnel_site_cfg(&t->cfg, u)->nts : (size_t)gw->users[u].has_ip;
+    n += gw->users[u].site ? gw->users[u].site->nts : (size_t)gw->users[u].has_ip;
     for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) nspi += gw->users[u].in[k] != NULL;
   }
   struct tunnel_prefix *p = malloc((n ? n : 1) * sizeof *p);
@@ -83,7 +83,7 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tab_
     for (size_t u = 0; u < gw->nusers; u++) {
       const struct tunnel_gw_user *us = &gw->users[u];
       const uint32_t idx = (uint32_t)(gw->npeers + u);
-      const struct tunnel_peer_config *site = u < gw->nsites ? tunnel_site_cfg(&t->cfg, u) : NULL;
+      const struct tunnel_peer_config *site = us->site;
       for (size_t j = 0; site && j < site->nts; j++, k++) {
         p[k] = site->ts[j]; /* a site's, routed while it is down too: dropped then */
         v[k] = idx;
@@ -217,7 +217,9 @@ static size_t user_slots(const struct tunnel_config *cfg) {
 }
 
 int tunnel_gw_prepare(struct tunnel *t) {
-  const size_t n = t->cfg.npeers - t->cfg.nsites, nu = t->cfg.nsites + user_slots(&t->cfg);
+  /* with an IKE thread (sites or a [pool]), slots for sites a SIGHUP adds */
+  const size_t ns = t->cfg.nsites + (t->cfg.nsites || t->cfg.pool ? TUNNEL_GW_SITES_SPARE : 0);
+  const size_t n = t->cfg.npeers - t->cfg.nsites, nu = ns + user_slots(&t->cfg);
   /* a gateway of static peers keeps slots to add more by SIGHUP */
   const size_t slots = n ? n + TUNNEL_GW_PEERS_SPARE : 0;
   struct tunnel_gw *gw = calloc(1, sizeof *gw);
@@ -237,7 +239,7 @@ int tunnel_gw_prepare(struct tunnel *t) {
   pthread_mutex_init(&gw->lock, NULL);
   gw->npeers = slots;
   gw->nusers = nu;
-  gw->nsites = t->cfg.nsites;
+  gw->nsites = ns;
   t->gw = gw;
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) rc = slot_fill(t, &gw->peers[i], &t->cfg.peers[i]);
@@ -519,7 +521,12 @@ static int same_settings(const struct tunnel_config *a, const struct tunnel_conf
   return !memcmp(&x, &y, sizeof x);
 }
 
-/* A reload's plan (gw->lock held): for each peer of the new config, its
+/* The static [peer] sections of c: its first ones (the IKEv2 ones last). */
+static size_t statics(const struct tunnel_config *c) {
+  return c->npeers - c->nsites;
+}
+
+/* A reload's plan (gw->lock held): for each static peer of the new config, its
  * slot, what is done, and its new SA pair (PEER_REKEY: staged here;
  * PEER_ADD: in its slot already). */
 struct reload_plan {
@@ -556,7 +563,7 @@ static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct 
   struct tunnel_gw *gw = t->gw;
   const char *pre = "tunnel: reload refused: ";
   size_t free_slot = 0;
-  for (size_t j = 0; j < next->npeers; j++) {
+  for (size_t j = 0; j < statics(next); j++) {
     const struct tunnel_peer_config *c = &next->peers[j];
     size_t i = slot_named(gw, c->name);
     pl->kind[j] = i == gw->npeers ? PEER_ADD : same_keys(atomic_load(&gw->peers[i].cfg), c)
@@ -589,7 +596,7 @@ static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct 
   /* every new pair against each pair in use (a removed peer's too: its
    * keys must not start again at 1 under another name) and the new ones
    * before it */
-  for (size_t j = 0; j < next->npeers; j++) {
+  for (size_t j = 0; j < statics(next); j++) {
     if (pl->kind[j] == PEER_KEEP) continue;
     struct tunnel_sa *kb[2], *ka[2];
     const struct tunnel_peer_config *b = &next->peers[j];
@@ -606,7 +613,7 @@ static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct 
           keys_clash(t, pre, &next->peers[k], pl->next + 2 * k, b, kb))
         return CLI_EXIT_USAGE;
   }
-  for (size_t j = 0; j < next->npeers; j++)
+  for (size_t j = 0; j < statics(next); j++)
     if (pl->kind[j] == PEER_ADD) {
       int rc = tunnel_state_add(t, &gw->peers[pl->slot[j]].sf);
       if (rc) return rc;
@@ -617,7 +624,7 @@ static int make_plan(struct tunnel *t, const struct tunnel_config *next, struct 
 /* The staged pairs freed (PEER_REKEY: the new ones unused, or after the
  * swap the old ones). */
 static void free_staged(const struct tunnel_config *next, struct reload_plan *pl) {
-  for (size_t j = 0; j < 2 * next->npeers; j++) {
+  for (size_t j = 0; j < 2 * statics(next); j++) {
     tunnel_sa_free(pl->next[j]);
     pl->next[j] = NULL;
   }
@@ -626,7 +633,7 @@ static void free_staged(const struct tunnel_config *next, struct reload_plan *pl
 /* What make_plan made, freed: the added peers' slots emptied (no table
  * names them), the staged pairs. */
 static void undo_plan(struct tunnel *t, const struct tunnel_config *next, struct reload_plan *pl) {
-  for (size_t j = 0; j < next->npeers; j++)
+  for (size_t j = 0; j < statics(next); j++)
     if (pl->kind[j] == PEER_ADD && pl->slot[j] < t->gw->npeers)
       slot_empty(&t->gw->peers[pl->slot[j]]);
   free_staged(next, pl);
@@ -645,7 +652,7 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
   const struct tunnel_peer_config **was = calloc(gw->npeers ? gw->npeers : 1, sizeof *was);
   if (!was) return -1;
   for (size_t i = 0; i < gw->npeers; i++) was[i] = atomic_load(&gw->peers[i].cfg);
-  for (size_t j = 0; j < next->npeers; j++)
+  for (size_t j = 0; j < statics(next); j++)
     atomic_store(&gw->peers[pl->slot[j]].cfg, &next->peers[j]);
   const struct tab_edit ed = {pl->in_of, pl->kept};
   struct tunnel_gw_tab *tab = tab_build(t, &ed);
@@ -654,7 +661,7 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
     free(was);
     return -1;
   }
-  for (size_t j = 0; j < next->npeers; j++) {
+  for (size_t j = 0; j < statics(next); j++) {
     struct tunnel_peer *p = &gw->peers[pl->slot[j]];
     if (pl->kind[j] != PEER_REKEY) continue;
     struct tunnel_sa *o = atomic_load(&p->sf.st_out), *i = atomic_load(&p->sf.st_in);
@@ -685,7 +692,7 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
   }
   swap_in(t, tab);
   memset(counts, 0, 4 * sizeof *counts);
-  for (size_t j = 0; j < next->npeers; j++) {
+  for (size_t j = 0; j < statics(next); j++) {
     const struct tunnel_peer_config *w = was[pl->slot[j]];
     counts[pl->kind[j]]++;
     if (pl->kind[j] == PEER_KEEP && (w->peer_len != next->peers[j].peer_len ||
@@ -699,55 +706,69 @@ static int carry_out(struct tunnel *t, struct tunnel_config *next, struct reload
     }
   free(was);
   free_staged(next, pl); /* the changed peers' old pairs */
+  /* (the IKEv2 sections too: the IKE thread's sites are copies of them) */
   struct tunnel_peer_config *old = t->cfg.peers;
-  const size_t nold = t->cfg.npeers;
+  const size_t nold = t->cfg.npeers, sold = t->cfg.nsites;
   t->cfg.peers = next->peers;
   t->cfg.npeers = next->npeers;
+  t->cfg.nsites = next->nsites;
   next->peers = old;
   next->npeers = nold;
+  next->nsites = sold;
   return 0;
 }
 
-void tunnel_gw_reload(struct tunnel *t) {
-  static struct tunnel_config next; /* big; the main thread only */
-  struct tunnel_gw *gw = t->gw;
-  if (tunnel_config_read(t->cfg.path, &next)) return;
-  if (t->cfg.nsites || next.nsites) { /* their IKE thread reads their sections */
-    cli_err("tunnel: reload refused: a gateway with IKEv2 [peer] sections takes a restart "
-            "for its [peer] changes (its CRLs were read again)");
-    tunnel_config_free(&next);
-    return;
+int tunnel_gw_reload_read(struct tunnel *t, struct tunnel_config *next) {
+  if (tunnel_config_read(t->cfg.path, next)) {
+    cli_err("tunnel: reload refused: %s (above): the running peers kept", t->cfg.path);
+    return CLI_EXIT_USAGE;
   }
-  if (!same_settings(&t->cfg, &next)) {
+  if (next->nsites && !t->ra) /* no IKE thread to run them */
+    cli_err("tunnel: reload refused: %s: IKEv2 [peer] sections in a gateway started with "
+            "neither those nor a [pool] take a restart",
+            t->cfg.path);
+  else if (!same_settings(&t->cfg, next))
     cli_err("tunnel: reload refused: %s changed more than its [peer] sections (a gateway's "
             "other settings and its [pool] take a restart)",
             t->cfg.path);
-    tunnel_config_free(&next);
-    return;
-  }
-  const size_t n = next.npeers;
+  else return 0;
+  tunnel_config_free(next);
+  return CLI_EXIT_USAGE;
+}
+
+int tunnel_gw_reload(struct tunnel *t, struct tunnel_config *next, size_t counts[4]) {
+  struct tunnel_gw *gw = t->gw;
+  const size_t n = statics(next);
   struct reload_plan pl = {
       calloc(n ? n : 1, sizeof *pl.slot), calloc(n ? n : 1, sizeof *pl.kind),
       calloc(2 * n + 1, sizeof *pl.next), calloc(gw->npeers + 1, sizeof *pl.in_of),
       calloc(gw->npeers + 1, 1)};
-  size_t counts[4], before = tunnel_gw_peers(t);
+  size_t c[4], before = tunnel_gw_peers(t); /* c: by kind, then moved */
   pthread_mutex_lock(&gw->lock);
   int rc = !pl.slot || !pl.kind || !pl.next || !pl.in_of || !pl.kept ? -1 : 0;
   if (rc) cli_err("tunnel: reload refused: out of memory");
   for (size_t j = 0; !rc && j < n; j++) pl.slot[j] = gw->npeers; /* none yet */
-  if (!rc && (rc = make_plan(t, &next, &pl))) undo_plan(t, &next, &pl);
-  if (!rc && (rc = carry_out(t, &next, &pl, counts))) {
+  if (!rc && (rc = make_plan(t, next, &pl))) undo_plan(t, next, &pl);
+  if (!rc && (rc = carry_out(t, next, &pl, c))) {
     cli_err("tunnel: reload refused: out of memory");
-    undo_plan(t, &next, &pl);
+    undo_plan(t, next, &pl);
   }
   pthread_mutex_unlock(&gw->lock);
-  if (!rc)
-    fprintf(stderr,
-            "gostx tunnel: reload: %zu peers (%zu added, %zu with new keys, %zu moved, %zu "
-            "removed), their routes anew\n",
-            n, counts[PEER_ADD], counts[PEER_REKEY], counts[3], before - (n - counts[PEER_ADD]));
+  const size_t said[4] = {c[PEER_ADD], c[PEER_REKEY], c[3], before - (n - c[PEER_ADD])};
+  if (!rc) memcpy(counts, said, sizeof said);
   free(pl.slot), free(pl.kind), free(pl.next), free(pl.in_of), free(pl.kept);
-  tunnel_config_free(&next);
+  return rc;
+}
+
+void tunnel_gw_reload_say(const struct tunnel *t, const size_t counts[4], const size_t sites[3]) {
+  char ike[96] = "";
+  if (t->cfg.nsites || sites[0] || sites[2])
+    snprintf(ike, sizeof ike, "; IKEv2: %zu added, %zu changed, %zu removed", sites[0],
+             sites[1], sites[2]);
+  fprintf(stderr,
+          "gostx tunnel: reload: %zu peers (%zu added, %zu with new keys, %zu moved, %zu "
+          "removed%s), their routes anew\n",
+          t->cfg.npeers, counts[0], counts[1], counts[2], counts[3], ike);
 }
 
 /* ---- the remote users (the IKE thread) ---- */
@@ -828,23 +849,37 @@ void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const c
   pthread_mutex_unlock(&t->gw->lock);
 }
 
+/* A user's counters zeroed, for the next one in its slot. */
+static void peer_zero(struct tunnel_peer *p) {
+  atomic_store(&p->tx_packets, 0), atomic_store(&p->tx_bytes, 0);
+  atomic_store(&p->rx_packets, 0), atomic_store(&p->rx_bytes, 0);
+  atomic_store(&p->rx_replay, 0), atomic_store(&p->rx_auth, 0);
+  atomic_store(&p->rx_selector, 0), atomic_store(&p->last_seen, 0);
+}
+
+void tunnel_gw_site_set(struct tunnel *t, size_t u, const struct tunnel_peer_config *site) {
+  struct tunnel_gw *gw = t->gw;
+  pthread_mutex_lock(&gw->lock);
+  gw->users[u].site = site;
+  gw->users[u].rekeys = 0;
+  peer_zero(&gw->peers[gw->npeers + u]);
+  /* no memory for the tables: the old routes stay (they hold no pointer
+   * to the section) until the next change */
+  (void)publish(t);
+  pthread_mutex_unlock(&gw->lock);
+}
+
 void tunnel_gw_user_clear(struct tunnel *t, size_t u) {
   struct tunnel_gw *gw = t->gw;
   pthread_mutex_lock(&gw->lock);
   struct tunnel_gw_user old = gw->users[u];
   memset(&gw->users[u], 0, sizeof gw->users[u]);
   const int site = u < gw->nsites; /* the same peer when it comes back: its counts go on */
-  if (site) gw->users[u].rekeys = old.rekeys;
+  if (site) gw->users[u].rekeys = old.rekeys, gw->users[u].site = old.site;
   if (publish(t)) { /* still reachable: kept, unused */
     memset(&old, 0, sizeof old);
   }
-  struct tunnel_peer *p = &gw->peers[gw->npeers + u];
-  if (!site) {
-    atomic_store(&p->tx_packets, 0), atomic_store(&p->tx_bytes, 0);
-    atomic_store(&p->rx_packets, 0), atomic_store(&p->rx_bytes, 0);
-    atomic_store(&p->rx_replay, 0), atomic_store(&p->rx_auth, 0);
-    atomic_store(&p->rx_selector, 0), atomic_store(&p->last_seen, 0);
-  }
+  if (!site) peer_zero(&gw->peers[gw->npeers + u]);
   pthread_mutex_unlock(&gw->lock);
   tunnel_sa_free(old.out);
   for (int k = 0; k < TUNNEL_SA_IN_MAX; k++) tunnel_sa_free(old.in[k]);
@@ -902,9 +937,9 @@ void tunnel_gw_status(struct tunnel *t, FILE *f) {
   }
   for (size_t u = 0; t->gw && u < t->gw->nusers; u++) {
     struct tunnel_gw *gw = t->gw;
-    const struct tunnel_peer_config *site = u < gw->nsites ? tunnel_site_cfg(&t->cfg, u) : NULL;
-    pthread_mutex_lock(&gw->lock);
+    pthread_mutex_lock(&gw->lock); /* a site's section lives while it holds the slot */
     const struct tunnel_gw_user *us = &gw->users[u];
+    const struct tunnel_peer_config *site = us->site;
     if (site || (us->used && us->has_ip)) { /* a site's always, down or up */
       char at[sizeof t->cfg.peer_s + 8] = "-", ip[INET_ADDRSTRLEN], name[TUNNEL_PEER_NAME_MAX + 24];
       const struct sockaddr_in *to = (const struct sockaddr_in *)&us->to;

@@ -9,8 +9,9 @@
  * The IKEv2 peers (sites) and a [pool] section's remote users (both
  * keyed by ike/ike_gateway.c) take the slots after the static peers:
  * their SAs and their outer address come and go as IKE says; a site's
- * routes are its remote_ts always, a user's its inner address (a /32
- * from the pool) while it holds it.
+ * routes are its remote_ts always (while it holds its slot: a SIGHUP
+ * adds and removes sites), a user's its inner address (a /32 from the
+ * pool) while it holds it.
  *
  * The workers reach the peers and the tables without a lock, inside the
  * span of tunnel_sa_enter / tunnel_sa_leave: the tables (the routes, the
@@ -28,6 +29,9 @@
 #include "tunnel.h"
 
 #define TUNNEL_GW_PEERS_SPARE 64 /* static peers a SIGHUP may add beyond the start's */
+/* IKEv2 sites a SIGHUP may add beyond the start's (a gateway with an IKE
+ * thread: IKEv2 [peer] sections or a [pool]) */
+#define TUNNEL_GW_SITES_SPARE 16
 
 struct tunnel_peer {
   /* its entry of t->cfg.peers (NULL: a free slot, or a remote user's):
@@ -66,13 +70,17 @@ struct tunnel_gw_user {
   struct sockaddr_storage to;
   uint64_t rekeys; /* outbound switches after the first */
   char id[256];    /* its ID as text (status) */
+  /* a site's slot: its [peer] section (the IKE side's copy, alive until
+   * tunnel_gw_site_set takes it out), routed by its remote_ts; NULL: a
+   * free site slot, or a remote user's */
+  const struct tunnel_peer_config *site;
 };
 
 struct tunnel_gw {
   size_t npeers; /* the static peers' slots, used or free (fixed) */
   /* IKE's slots: peers[npeers + i]; the first nsites the IKEv2 peers'
-   * (tunnel_site_cfg, routed by their remote_ts), then the [pool]'s
-   * remote users' */
+   * (those of the config at the start and TUNNEL_GW_SITES_SPARE more,
+   * used or free: users[i].site), then the [pool]'s remote users' */
   size_t nusers, nsites;
   struct tunnel_peer *peers;
   struct tunnel_gw_user *users;
@@ -92,6 +100,11 @@ int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi);
 void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to);
 void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const char *id);
 void tunnel_gw_user_clear(struct tunnel *t, size_t u);
+/* Site slot u (the IKE thread, its SAs cleared) taken by the section
+ * site (NULL: free again): its routes from the next table on, its
+ * counters zeroed; once it returns no worker or status reaches the one
+ * before. */
+void tunnel_gw_site_set(struct tunnel *t, size_t u, const struct tunnel_peer_config *site);
 /* The packets accepted under user u's inbound SA of spi: 0, or -1 (none). */
 int tunnel_gw_user_in_accepted(struct tunnel *t, size_t u, uint32_t spi, uint64_t *n);
 void tunnel_gw_user_usage(struct tunnel *t, size_t u, uint32_t spi_in, uint32_t spi_out,
@@ -110,11 +123,20 @@ void tunnel_gw_free(struct tunnel *t);
  * gostx_esp_open_mixed). */
 void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n);
 void tunnel_gw_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n);
-/* SIGHUP (main thread): the config read again; its [peer] sections added,
- * changed (new keys, address, remote_ts) and removed, swapped in with
- * new tables at once; the other peers untouched. A config that cannot be
- * taken whole is refused in one line, the running peers kept. */
-void tunnel_gw_reload(struct tunnel *t);
+/* SIGHUP (main thread; cmd_tunnel.c runs it with the IKEv2 sites'
+ * tunnel_ra_sites_*). reload_read: the config read again into next and
+ * checked against the running one (only [peer] sections changed; IKEv2
+ * ones only with an IKE thread): 0, or nonzero after one line (next
+ * freed). reload: next's static [peer] sections added, changed (new keys,
+ * address, remote_ts) and removed, swapped in with new tables at once,
+ * the other peers untouched, and next's sections made t->cfg's (next
+ * then holds those before, for tunnel_config_free): 0 with counts (added,
+ * with new keys, moved, removed), or nonzero after one line, the running
+ * peers kept. reload_say: the line of a reload taken, sites (added,
+ * changed, removed) the IKEv2 sites' counts. */
+int tunnel_gw_reload_read(struct tunnel *t, struct tunnel_config *next);
+int tunnel_gw_reload(struct tunnel *t, struct tunnel_config *next, size_t counts[4]);
+void tunnel_gw_reload_say(const struct tunnel *t, const size_t counts[4], const size_t sites[3]);
 /* The static peers in use (of the npeers slots). */
 size_t tunnel_gw_peers(const struct tunnel *t);
 /* One "peer NAME ADDRESS key value ..." line per peer into f (a remote

@@ -16,7 +16,12 @@
 #    --status shows s2 as a peer line (keying ikev2, its SPIs, its ID);
 # 3. site 2 stopped (its IKE SA deleted: out of the gateway's tables) and
 #    started again while site 1 pings on: site 1 loses nothing, site 2
-#    pings again, and its rekeys (rekey_seconds = 2) are counted.
+#    pings again, and its rekeys (rekey_seconds = 2) are counted;
+# 4. SIGHUP: a new site's remote_ts overlapping site 3's refused, all kept;
+#    site 4 added (it connects and pings) and site 3 removed (its IKE SA
+#    deleted, nothing through, gone from --status) while site 2 pings on
+#    losing nothing; site 2 changed (a remote_ts more): it connects again
+#    and sends from it.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -42,22 +47,23 @@ ip -n $NA addr add 10.231.21.1/30 dev gxs2a$$ && ip -n $NA link set gxs2a$$ up
 ip -n $S2 addr add 10.231.21.2/30 dev gxs2b$$ && ip -n $S2 link set gxs2b$$ up
 ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/s2.psk"
-chmod 600 "$T/s2.psk"
+# psk_site NAME PORT TS: a PSK into $T/NAME.psk, and out an IKEv2 [peer
+# NAME] section by it, from 10.231.21.2:PORT, its remote_ts TS
+psk_site() {
+  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/$1.psk"
+  chmod 600 "$T/$1.psk"
+  printf '%s\n' "[peer $1]" "keying = ikev2" "peer = 10.231.21.2:$2" \
+    "remote_id = $1.sites.gostx.test" "local_id = gw.sites.gostx.test" "psk = $T/$1.psk" \
+    "remote_ts = $3"
+}
 pki ca 256A "/C=RU/O=gostx test/CN=test CA" self &&
   pki gw 256A "/C=RU/O=gostx test/CN=gw" ca &&
   pki s3 256A "/C=RU/O=gostx test/CN=s3.sites.gostx.test" ca || { bad "test PKI"; finish; }
 
 gw_conf=$T/gw.conf
 gw_site1 gxsg0 gxss1
+psk_site s2 4500 10.2.0.0/16 >>"$gw_conf"
 cat >>"$gw_conf" <<EOF
-[peer s2]
-keying = ikev2
-peer = 10.231.21.2:4500
-remote_id = s2.sites.gostx.test
-local_id = gw.sites.gostx.test
-psk = $T/s2.psk
-remote_ts = 10.2.0.0/16
 
 [peer s3]
 keying = ikev2
@@ -155,13 +161,69 @@ st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
 n=$(peer_value "$st" s2 rekeys)
 [ "${n:-0}" -ge 1 ] && ok "site 2: $n rekeys at the gateway" ||
   bad "site 2's rekeys: ${n:-none}: $(grep -i rekey "$T/gw.log" | tail -3)"
-# 4. SIGHUP: [peer] changes of a gateway with IKEv2 sites take a restart
-# (their IKE thread reads their sections); said in one line, all kept
-kill -HUP $PID_gw
-want='reload refused: a gateway with IKEv2 [peer] sections takes a restart'
-for _ in $(seq $(bound 50)); do grep -qF "$want" "$T/gw.log" && break; sleep 0.1; done
-grep -qF "$want" "$T/gw.log" && [ "$(answered $S2 10.2.0.1 10.1.0.1)" = 3 ] &&
-  ok "SIGHUP with IKEv2 sites: refused, sites carry on" || bad "SIGHUP: $(tail -3 "$T/gw.log")"
+# 4. SIGHUP: the IKEv2 sites added, removed and changed by name, the
+# others untouched. hup_gw: the gateway's next answer to SIGHUP in its log
+hups=0
+hup_gw() {
+  hups=$((hups + 1))
+  kill -HUP $PID_gw
+  for _ in $(seq $(bound 100)); do
+    [ "$(grep -c 'reload: \|reload refused' "$T/gw.log")" -ge $hups ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+sed "s|^local = .*|local = 10.231.21.2:4502|; s|^ike_port = .*|ike_port = 4502|; s|gxss2|gxss4|
+  s|s2\.|s4.|g; /^rekey_seconds/d" "$T/s2.conf" >"$T/s4.conf"
+printf '\n' >>"$gw_conf"
+psk_site s4 4502 10.3.7.0/24 >>"$gw_conf"
+# 4a. s4's remote_ts inside s3's: refused whole, all kept
+hup_gw && grep -q "remote_ts 10.3.7.0/24 overlaps peer s3's" "$T/gw.log" &&
+  grep -qF "reload refused: $gw_conf (above): the running peers kept" "$T/gw.log" &&
+  [ "$(answered $S2 10.3.0.1 10.99.0.1)" = 3 ] && [ "$(answered $S2 10.2.0.1 10.1.0.1)" = 3 ] &&
+  ok "SIGHUP, a remote_ts overlapping: refused, the sites carry on" ||
+  bad "SIGHUP refused: $(tail -3 "$T/gw.log")"
+# 4b. s4 added (10.4.0.0/16) and s3 removed while site 2 pings on
+ip -n $NA route add 10.4.0.0/16 dev $GW_DEV src 10.99.0.1
+sed -i "s|^remote_ts = 10.3.7.0/24|remote_ts = 10.4.0.0/16|" "$gw_conf"
+awk '/^\[peer s3\]/ {skip = 1; next} /^\[/ {skip = 0} !skip' "$gw_conf" >"$T/gw.conf.new" &&
+  mv "$T/gw.conf.new" "$gw_conf"
+ip netns exec $S2 ping -q -c 20 -i 0.2 -W $(bound 1) -I 10.2.0.1 10.99.0.1 >"$T/p2.out" 2>&1 &
+P2=$!
+PIDS+=($P2)
+hup_gw && grep -q 'reload: 3 peers (0 added, 0 with new keys, 0 moved, 0 removed; IKEv2: 1 added, 0 changed, 1 removed)' "$T/gw.log" &&
+  grep -q '\[peer s3\]: removed by SIGHUP: its IKE SA deleted' "$T/gw.log" &&
+  ok "SIGHUP: $(grep 'reload: ' "$T/gw.log" | tail -1)" || bad "SIGHUP adding s4: $(tail -4 "$T/gw.log")"
+tunnel_start s4 $S2 || bad "site 4 did not start: $(tail -3 "$T/s4.log")"
+ip -n $S2 addr add 10.4.0.1/32 dev gxss4
+ip -n $S2 rule add from 10.4.0.1 lookup 104
+ip -n $S2 route add 10.99.0.0/16 dev gxss4 src 10.4.0.1 table 104
+[ "$(answered $S2 10.4.0.1 10.99.0.1)" = 3 ] && ok "site 4, added by SIGHUP, pings the gateway's host" ||
+  bad "site 4's pings: $(tail -3 "$T/s4.log")"
+[ "$(answered $S2 10.3.0.1 10.99.0.1 2)" = 0 ] && grep -q 'deleted by the peer' "$T/s3.log" &&
+  ok "site 3 removed: its IKE SA deleted, nothing through" || bad "site 3 after its removal: $(tail -3 "$T/s3.log")"
+status_fresh gw
+st=$(ip netns exec $NA "$G" tunnel --status -c "$gw_conf")
+! grep -q '^peer s3 ' <<<"$st" && grep -q '^peer s4 10.231.21.2:4502 keying ikev2 .* id s4.sites.gostx.test$' <<<"$st" &&
+  [ "$(status_value "$st" peers)" = 3 ] && ok "status: s3 gone, $(grep '^peer s4 ' <<<"$st")" ||
+  bad "status after the SIGHUP: $st"
+wait $P2
+grep -q '20 packets transmitted, 20 received' "$T/p2.out" &&
+  ok "site 2's pings through it: $(grep transmitted "$T/p2.out")" || bad "site 2: $(cat "$T/p2.out")"
+# 4c. s2 changed (10.5.0.0/16 more): its IKE SA ended, it connects again
+# under the new remote_ts, and sends from it
+ip -n $NA route add 10.5.0.0/16 dev $GW_DEV src 10.99.0.1
+ip -n $S2 addr add 10.5.0.1/32 dev gxss2
+sed -i "s|^remote_ts = 10.2.0.0/16|remote_ts = 10.2.0.0/16, 10.5.0.0/16|" "$gw_conf"
+n=$(grep -c ' established (' "$T/s2.log")
+hup_gw && grep -q 'reload: 3 peers (.*; IKEv2: 0 added, 1 changed, 0 removed)' "$T/gw.log" &&
+  grep -q '\[peer s2\]: changed by SIGHUP: its IKE SA deleted' "$T/gw.log" &&
+  ok "SIGHUP: s2 changed" || bad "SIGHUP changing s2: $(tail -4 "$T/gw.log")"
+for _ in $(seq $(bound 100)); do [ "$(grep -c ' established (' "$T/s2.log")" -gt $n ] && break; sleep 0.05; done
+[ "$(grep -c ' established (' "$T/s2.log")" -gt $n ] && [ "$(answered $S2 10.5.0.1 10.99.0.1)" = 3 ] &&
+  [ "$(answered $S2 10.4.0.1 10.99.0.1)" = 3 ] &&
+  ok "site 2 connected again, sends from its new remote_ts; site 4 untouched" ||
+  bad "site 2 after its change: $(tail -4 "$T/s2.log")"
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi
