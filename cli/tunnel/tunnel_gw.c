@@ -501,7 +501,7 @@ static int same_keys(const struct tunnel_peer_config *a, const struct tunnel_pee
 static void settings_of(const struct tunnel_config *cfg, struct tunnel_config *n) {
   memcpy(n, cfg, sizeof *n);
   n->peers = NULL;
-  n->npeers = 0;
+  n->npeers = n->nsites = 0;
   n->pool = NULL;
   memset(n->ts, 0, sizeof n->ts);
   n->nts = 0;

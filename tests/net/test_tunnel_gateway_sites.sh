@@ -21,7 +21,9 @@
 #    site 4 added (it connects and pings) and site 3 removed (its IKE SA
 #    deleted, nothing through, gone from --status) while site 2 pings on
 #    losing nothing; site 2 changed (a remote_ts more): it connects again
-#    and sends from it.
+#    and sends from it;
+# 5. s3 added back with a crl line, then revoked in it and SIGHUP: its IKE
+#    SA deleted (the site's own CRLs read again), its next refused.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -224,6 +226,29 @@ for _ in $(seq $(bound 100)); do [ "$(grep -c ' established (' "$T/s2.log")" -gt
   [ "$(answered $S2 10.4.0.1 10.99.0.1)" = 3 ] &&
   ok "site 2 connected again, sends from its new remote_ts; site 4 untouched" ||
   bad "site 2 after its change: $(tail -4 "$T/s2.log")"
+# 5. a site's own crl lines read again at SIGHUP: s3 added back with a crl
+# line (a CRL revoking nobody) and connected; s3 revoked in that CRL and
+# SIGHUP: its IKE SA deleted, its next refused (before 2026-11-30 a site's
+# CRLs were read at start only, and a [pool]'s SIGHUP put the pool's in
+# every site's manager)
+: >"$T/index"
+crl_of "$T/index" "$T/s3.crl" || bad "a CRL revoking nothing"
+printf '%s\n' "" "[peer s3]" "keying = ikev2" "peer = 10.231.21.2:4501" \
+  "remote_id = C=RU, O=gostx test, CN=s3.sites.gostx.test" "cert = $T/gw.pem" "key = $T/gw.key" \
+  "ca = $T/ca.pem" "crl = $T/s3.crl" "remote_ts = 10.3.0.0/16" >>"$gw_conf"
+hup_gw && grep -q 'reload: 4 peers (.*; IKEv2: 1 added, 0 changed, 0 removed)' "$T/gw.log" ||
+  bad "SIGHUP adding s3 back: $(tail -3 "$T/gw.log")"
+kill $PID_s3 && wait $PID_s3 2>/dev/null
+tunnel_start s3 $S2 && ip -n $S2 addr add 10.3.0.1/32 dev gxss3 &&
+  ip -n $S2 route add 10.99.0.0/16 dev gxss3 src 10.3.0.1 table 103 &&
+  [ "$(answered $S2 10.3.0.1 10.99.0.1)" = 3 ] && ok "site 3 back under its crl line, pings" ||
+  bad "site 3 back: $(tail -3 "$T/s3.log")"
+crl_of "$T/index" "$T/s3.crl" "$T/s3.pem" || bad "a CRL revoking site 3"
+want="certificate revoked: depth 0, serial 0x$(serial_of "$T/index" s3.sites.gostx.test), reason keyCompromise"
+hup_gw && logged gw "revocation: $want (new CRLs)" && logged gw "AUTHENTICATION_FAILED: revocation: $want" &&
+  [ "$(answered $S2 10.3.0.1 10.99.0.1 2)" = 0 ] && [ "$(answered $S2 10.2.0.1 10.99.0.1)" = 3 ] &&
+  ok "SIGHUP, site 3 revoked in its own CRL: its IKE SA deleted, its next refused; site 2 on" ||
+  bad "SIGHUP, site 3 revoked: $(tail -4 "$T/gw.log")"
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi

@@ -420,24 +420,43 @@ static void bye_all(struct tunnel_ra *ra) {
 
 /* A SIGHUP's CRLs of the [pool]'s crl lines, when one came, in every
  * user's manager (and the settings new users copy). */
+/* A SIGHUP's CRLs into the managers they are for: the [pool]'s into its
+ * users' (the slots past the sites), each site's own into its slot's. */
 static void take_crls(struct tunnel_ra *ra) {
+  const size_t ns = ra->t->gw->nsites;
   cli_crl_list *old;
-  if (!ike_crls_take(&ra->k, &old)) return;
-  for (size_t i = 0; i < ra->t->gw->nusers; i++)
-    if (ra->users[i].mgr)
-      gostx__ike_mgr_set_crls(ra->users[i].mgr, ra->k.set.crls, ra->k.set.n_crls);
-  ike_crls_free(old);
+  if (ike_crls_take(&ra->k, &old)) {
+    for (size_t i = ns; i < ra->t->gw->nusers; i++)
+      if (ra->users[i].mgr)
+        gostx__ike_mgr_set_crls(ra->users[i].mgr, ra->k.set.crls, ra->k.set.n_crls);
+    ike_crls_free(old);
+  }
+  for (size_t i = 0; i < ns; i++) {
+    struct ra_site *st = ra->sites[i];
+    if (!st || !ike_crls_take(&st->k, &old)) continue;
+    if (ra->users[i].mgr) gostx__ike_mgr_set_crls(ra->users[i].mgr, st->k.set.crls, st->k.set.n_crls);
+    ike_crls_free(old);
+  }
 }
 
+/* The main thread's at SIGHUP: the [pool]'s crl lines and each running
+ * site's read again, taken by the IKE thread at its next turn (a gateway
+ * of IKEv2 sites alone has a thread but no [pool]). The sites stay as
+ * they are until the main thread's next plan, which it waits for. */
 void tunnel_ra_reload_crls(struct tunnel *t) {
-  /* (a gateway of IKEv2 sites alone has a thread but no [pool]) */
-  if (t->ra && t->cfg.pool && t->cfg.pool->n_crl) ike_crls_reload(&t->ra->k, t->cfg.pool);
+  if (!t->ra) return;
+  if (t->cfg.pool && t->cfg.pool->n_crl) ike_crls_reload(&t->ra->k, t->cfg.pool);
+  for (size_t i = 0; i < t->gw->nsites; i++) {
+    struct ra_site *st = t->ra->sites[i];
+    if (st && st->ike.n_crl) ike_crls_reload(&st->k, &st->ike);
+  }
 }
 
 static void site_free(struct ra_site *st) {
   if (!st) return;
   gostx_x509_store_free(st->k.store);
   ike_crls_free(st->k.crls);
+  ike_crls_free(atomic_exchange(&st->k.crls_next, NULL)); /* a SIGHUP's it never took */
   gostx_memzero(st, sizeof *st); /* its PSK, its private key */
   free(st);
 }
