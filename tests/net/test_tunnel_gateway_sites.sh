@@ -23,7 +23,8 @@
 #    losing nothing; site 2 changed (a remote_ts more): it connects again
 #    and sends from it;
 # 5. s3 added back with a crl line, then revoked in it and SIGHUP: its IKE
-#    SA deleted (the site's own CRLs read again), its next refused.
+#    SA deleted (the site's own CRLs read again), its next refused; 16
+#    sites more than the free slots: refused whole.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -249,6 +250,18 @@ hup_gw && logged gw "revocation: $want (new CRLs)" && logged gw "AUTHENTICATION_
   [ "$(answered $S2 10.3.0.1 10.99.0.1 2)" = 0 ] && [ "$(answered $S2 10.2.0.1 10.99.0.1)" = 3 ] &&
   ok "SIGHUP, site 3 revoked in its own CRL: its IKE SA deleted, its next refused; site 2 on" ||
   bad "SIGHUP, site 3 revoked: $(tail -4 "$T/gw.log")"
+# 5b. 16 sites more at once: the gateway started with 2 and holds 16 slots
+# beyond them, 3 taken: refused whole, the sites carry on
+cp "$gw_conf" "$T/gw.conf.before"
+for k in $(seq 16); do
+  printf '\n' >>"$gw_conf"
+  psk_site x$k $((4600 + k)) 10.$((100 + k)).0.0/16 >>"$gw_conf"
+done
+hup_gw && grep -q '\[peer x16\]: no free slot for an IKEv2 peer' "$T/gw.log" &&
+  grep -qF "reload refused: $gw_conf (above): the running peers kept" "$T/gw.log" &&
+  [ "$(answered $S2 10.2.0.1 10.99.0.1)" = 3 ] && ok "SIGHUP, 16 sites more than the free slots: refused, all kept" ||
+  bad "SIGHUP past the free slots: $(tail -3 "$T/gw.log")"
+mv "$T/gw.conf.before" "$gw_conf"
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi
