@@ -17,6 +17,10 @@
 #   GOSTX_SITES=PATH (the sites' build, when not GOSTX's), ACTIVE=N: only N
 #   of the sites carry a stream at once (spread over them; the others idle),
 #   TIMING=yes: the gateway's own split of its CPU per packet
+#   PIN=1: the receiving tunnel (the gateway, the single peer's far end)
+#   and its namespace's NAPI threads on the last CPU, the senders (sites,
+#   the single peer's near end) and every iperf3 on the others, so that
+#   the measured side's CPU per byte is not shared with what loads it
 #   PERF=FILE: `perf record -g` of the receiving tunnel process over the
 #   measured seconds of each run (FILE.single, FILE.singleN, FILE.t1,
 #   FILE.t2, FILE.kernel.*: the last run's of each row; `perf report -i` it)
@@ -60,6 +64,11 @@ RUNS=${2:-3}
 SITES=${SITES:-64}
 if [ -n "${QUICK:-}" ]; then SITES=${SITES_QUICK:-8} SECS=2 RUNS=1; fi
 G=${GOSTX:-build/gostx}
+# PIN: RECV_PIN / SEND_PIN, the taskset prefixes of either side (empty: none)
+RECV_PIN=() SEND_PIN=()
+if [ -n "${PIN:-}" ] && [ "$(nproc)" -ge 2 ]; then
+  RECV_PIN=(taskset -c $(($(nproc) - 1))) SEND_PIN=(taskset -c 0-$(($(nproc) - 2)))
+fi
 GS=${GOSTX_SITES:-$G} # the sites' build (A/B runs of the gateway alone)
 [ "$(id -u)" = 0 ] || { echo "net_gateway: needs root"; exit 1; }
 command -v iperf3 >/dev/null || { echo "net_gateway: iperf3 missing"; exit 1; }
@@ -82,7 +91,7 @@ if [ "$BEHIND" = 1 ]; then
 else
   SRV=$NB GW_ADDR=10.250.0.1 SINGLE_ADDR=10.232.0.2
 fi
-
+for p in $BOX; do [ ${#RECV_PIN[@]} = 0 ] || taskset -p -c "${RECV_PIN[2]}" $p >/dev/null; done
 # steady DEV SERVER_ADDR "CPU_PIDS" SRC...: one iperf3 TCP stream from each
 # SRC (in $NA) to SERVER_ADDR (in $SRV), all at once; prints "Gbit/s kpps
 # cpu_s_per_GB user_s_per_GB" over SECS once they all run (DEV: the device
@@ -93,14 +102,14 @@ steady() {
   shift 3
   case $dev in *:*) ns=${dev%%:*} dev=${dev#*:} ;; esac
   for s in "$@"; do
-    ip netns exec $SRV timeout $((SECS + 60)) iperf3 -s -1 -B $addr -p $((5300 + k)) >/dev/null 2>&1 &
+    ip netns exec $SRV "${SEND_PIN[@]}" timeout $((SECS + 60)) iperf3 -s -1 -B $addr -p $((5300 + k)) >/dev/null 2>&1 &
     run+=($!)
     k=$((k + 1))
   done
   sleep 1
   k=0
   for s in "$@"; do
-    ip netns exec $NA timeout $((SECS + 50)) iperf3 -c $addr -p $((5300 + k)) -B $s -t $((SECS + 4)) \
+    ip netns exec $NA "${SEND_PIN[@]}" timeout $((SECS + 50)) iperf3 -c $addr -p $((5300 + k)) -B $s -t $((SECS + 4)) \
       -P 1 >>"$T/iperf.log" 2>&1 &
     run+=($!)
     k=$((k + 1))
@@ -161,7 +170,7 @@ gateway_up() {
       "key_in = $T/s2g$i.key" "remote_ts = 10.240.$i.0/24" >>"$c"
   done
   rm -f "$T"/gw.state* "$T"/s*.state*
-  bg $NB gw "$G" tunnel -c "$c" --new-keys
+  bg $NB gw "${RECV_PIN[@]}" "$G" tunnel -c "$c" --new-keys
   GW=${PIDS[-1]}
   wait_dev $NB gxg0
   [ "$BEHIND" = 1 ] || ip -n $NB addr add 10.250.0.1/32 dev gxg0
@@ -173,7 +182,7 @@ gateway_up() {
       "mtu = 1400" "transform = $1" "spi_out = $((0x20000 + i))" "spi_in = $((0x10000 + i))" \
       "key_out = $T/s2g$i.key" "key_in = $T/g2s$i.key" "state = $T/s$i.state" "threads = 1" \
       >"$T/s$i.conf"
-    bg $NA s$i "$GS" tunnel -c "$T/s$i.conf" --new-keys
+    bg $NA s$i "${SEND_PIN[@]}" "$GS" tunnel -c "$T/s$i.conf" --new-keys
   done
   for i in $(seq "$SITES"); do
     wait_dev $NA gxs$i
@@ -213,7 +222,7 @@ for i in $(seq "$ACTIVE"); do
   ssrcs+=(10.232.1.$i)
 done
 for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
-  gostx_up "$tr" 1
+  gostx_up "$tr" 1 "${SEND_PIN[2]:-}" "${RECV_PIN[2]:-}"
   [ "$BEHIND" = 1 ] && ip -n $NA route add 10.250.0.0/24 dev gxb0
   ROW=single
   row "$tr single peer t1" "$tr|single" "$(median ${RX_AT:-gxb0} $SINGLE_ADDR "${PIDS[1]} $BOX" 10.232.0.1)"
