@@ -49,6 +49,8 @@
 #    CRLs read again, its IKE SA deleted, its next one refused;
 # 6. user 3 rekeys every 3 s (rekey_seconds): the gateway counts its rekeys,
 #    and its pings above went through them whole;
+# 6b. an IKEv2 site added by SIGHUP (the gateway started with no IKEv2
+#    site): it connects and pings the gateway's host.
 # 7. the gateway stopped: each user told (its IKE SA deleted by the peer).
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
@@ -372,6 +374,31 @@ n=$(peer_value "$st" "$(awk '{print $2}' <<<"$(user_line "$st" $ADDR_3)")" rekey
 [ "${n:-0}" -ge 1 ] && grep -q "Child SA rekeyed (the peer's)" "$T/gw.log" &&
   ok "user 3: $n rekeys at the gateway, its pings whole through them" ||
   bad "user 3's rekeys: ${n:-none}: $(grep -i rekey "$T/gw.log" | tail -3)"
+
+# 6b. an IKEv2 site added by SIGHUP to this gateway, which started with its
+# [pool] and no IKEv2 site (the site takes one of the spare site slots):
+# it connects from user 3's namespace (port 4509, by PSK) and pings the
+# gateway's host, the users on; no SIGHUP of this test refused (before
+# 2026-11-30 every one was, 5b's too: the pool's ID, filled in from its
+# certificate at the start, compared as a change of the [pool])
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/s9.psk"
+chmod 600 "$T/s9.psk"
+awk -v psk="$T/s9.psk" '/^\[pool / && !done {
+    printf "[peer s9]\nkeying = ikev2\npeer = 10.231.13.2:4509\nremote_id = s9.sites.gostx.test\n"
+    printf "local_id = gw.sites.gostx.test\npsk = %s\nremote_ts = 10.9.0.0/16\n\n", psk; done = 1 } 1' \
+  "$gw_conf" >"$T/gw.conf.new" && mv "$T/gw.conf.new" "$gw_conf"
+printf '%s\n' "local = 10.231.13.2:4509" "peer = 10.231.13.1:4500" "tun = gxrs9" "threads = 1" \
+  "keying = ikev2" "ike_port = 4509" "ike_initiate = yes" "ike_auth = psk" "psk = $T/s9.psk" \
+  "local_id = s9.sites.gostx.test" "remote_id = gw.sites.gostx.test" "state = $T/s9.state" >"$T/s9.conf"
+ip -n $NA route add 10.9.0.0/16 dev $GW_DEV src 10.99.0.1
+kill -HUP $PID_gw
+logged gw 'reload: 2 peers (0 added, 0 with new keys, 0 moved, 0 removed; IKEv2: 1 added, 0 changed, 0 removed)' &&
+  tunnel_start s9 $U3 && ip -n $U3 addr add 10.9.0.1/32 dev gxrs9 && ip -n $U3 rule add from 10.9.0.1 lookup 109 &&
+  ip -n $U3 route add 10.99.0.0/16 dev gxrs9 src 10.9.0.1 table 109 &&
+  [ "$(answered $U3 10.9.0.1 10.99.0.1)" = 3 ] && [ "$(answered $U3 $ADDR_3 10.99.0.1)" = 3 ] &&
+  ! grep -q 'reload refused' "$T/gw.log" &&
+  ok "SIGHUP, an IKEv2 site added to a gateway of a [pool]: it connects and pings, user 3 on" ||
+  bad "a site added by SIGHUP: $(grep -i 'reload\|s9' "$T/gw.log" | tail -4); $(tail -2 "$T/s9.log" 2>/dev/null)"
 
 # 7. the gateway stopped: it deletes each user's IKE SA on its way out
 tunnel_stop $PID_gw

@@ -28,6 +28,9 @@ struct tunnel_ike {
   const uint8_t *certs[IKE_CERTS];
   size_t cert_lens[IKE_CERTS], n_certs;
   gostx_x509_store *store;
+  /* our ID: local_id, or without it the subject of our certificate (the
+   * config stays as read: a SIGHUP compares it with the file's) */
+  struct tunnel_ike_id id;
   /* the CRLs of the crl lines (k->set points into it; the IKE thread's
    * once running), and a SIGHUP's new ones until the IKE thread takes them */
   cli_crl_list *crls;
@@ -48,7 +51,7 @@ struct tunnel_ike {
 /* ike_material.c: the PSK, or the key, certificates and CA, into k (a
  * line said on failure: CLI_EXIT_USAGE or CLI_EXIT_FAIL); then k->set of
  * them and cfg, all but the addresses (ike_daemon.c's). */
-int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg);
+int ike_material_load(struct tunnel_ike *k, const struct tunnel_config *cfg);
 void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
 /* A PSK file (as key files are refused; one trailing newline dropped)
  * into psk[cap]: 0 with *psk_len (16 to cap - 2), or CLI_EXIT_* after a line. */

@@ -66,7 +66,6 @@ struct ra_user {
 struct ra_site {
   struct tunnel_peer_config p; /* p.ike: &ike */
   struct tunnel_config ike;
-  struct tunnel_ike_id read_id; /* ike.local_id as read (a certificate's subject fills it in) */
   struct tunnel_ike k;
   gostx__ike_mgr_prefix ts[TUNNEL_TS_MAX];
   gostx__ike_mgr_addr at;
@@ -470,7 +469,6 @@ static int site_new(struct tunnel *t, const struct tunnel_peer_config *c, struct
   memcpy(&st->p, c, sizeof st->p); /* byte for byte: site_differs compares them so */
   memcpy(&st->ike, c->ike, sizeof st->ike);
   st->p.ike = &st->ike;
-  memcpy(&st->read_id, &st->ike.local_id, sizeof st->read_id);
   st->k.t = t;
   st->k.fd = -1;
   int rc = ike_material_load(&st->k, &st->ike);
@@ -575,13 +573,10 @@ static size_t site_named(const struct tunnel_ra *ra, const char *name) {
 static int site_differs(const struct ra_site *st, const struct tunnel_peer_config *c,
                         int *differs) {
   static struct tunnel_peer_config p; /* big; the main thread only */
-  static struct tunnel_config k;
   memcpy(&p, &st->p, sizeof p);
   p.line = c->line, p.ts_line = c->ts_line, p.ike = c->ike; /* where the reader stood */
   memcpy(p.name, c->name, sizeof p.name); /* the same (matched by it); past its NUL, not */
-  memcpy(&k, &st->ike, sizeof k);
-  memcpy(&k.local_id, &st->read_id, sizeof k.local_id);
-  *differs = memcmp(&p, c, sizeof p) || memcmp(&k, c->ike, sizeof k);
+  *differs = memcmp(&p, c, sizeof p) || memcmp(&st->ike, c->ike, sizeof st->ike);
   if (*differs || st->ike.ike_auth != TUNNEL_IKE_PSK) return 0;
   uint8_t psk[sizeof st->k.psk];
   size_t len;

@@ -50,7 +50,7 @@ static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
 
 /* cert: ours, the end-entity first (its key the one of `key`); the local
  * ID, when not given, its subject (strongSwan's default) */
-static int load_certs(struct tunnel_ike *k, struct tunnel_config *cfg) {
+static int load_certs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   cli_cert_list *l = calloc(1, sizeof *l);
   if (!l) return cli_usage("%s: out of memory", cfg->cert);
   int rc = cli_load_certs(cfg->cert, l);
@@ -67,13 +67,13 @@ static int load_certs(struct tunnel_ike *k, struct tunnel_config *cfg) {
     const gostx_x509_cert *leaf = &l->c[0];
     if (k->pub_len != leaf->pub_len || memcmp(k->pub, leaf->pub, k->pub_len))
       rc = cli_usage("%s: the first certificate is not of the key %s", cfg->cert, cfg->key);
-    if (!rc && !cfg->local_id.type) {
-      if (leaf->subject_len > sizeof cfg->local_id.data)
+    if (!rc && !k->id.type) {
+      if (leaf->subject_len > sizeof k->id.data)
         rc = cli_usage("%s: the subject is too long for an ID", cfg->cert);
-      cfg->local_id.type = TUNNEL_ID_DN;
-      cfg->local_id.len = leaf->subject_len;
-      memcpy(cfg->local_id.data, leaf->subject, leaf->subject_len);
-      snprintf(cfg->local_id.text, sizeof cfg->local_id.text, "(the subject of %.200s)", cfg->cert);
+      k->id.type = TUNNEL_ID_DN;
+      k->id.len = leaf->subject_len;
+      memcpy(k->id.data, leaf->subject, leaf->subject_len);
+      snprintf(k->id.text, sizeof k->id.text, "(the subject of %.200s)", cfg->cert);
     }
   }
   k->n_certs = rc ? 0 : l->n;
@@ -151,7 +151,8 @@ static size_t ike_frag_size(const struct tunnel_config *cfg) {
 }
 
 
-int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg) {
+int ike_material_load(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  memcpy(&k->id, &cfg->local_id, sizeof k->id); /* load_certs fills it in when not given */
   int rc = cfg->ike_auth == TUNNEL_IKE_PSK ? load_psk(k, cfg) : load_key(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_certs(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_ca(k, cfg);
@@ -175,9 +176,9 @@ void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   s->crls = k->crls ? k->crls->c : NULL;
   s->n_crls = k->crls ? k->crls->n : 0;
   s->revocation = cfg->revocation; /* TUNNEL_REVOCATION_* are the manager's */
-  s->id_type = cfg->local_id.type;
-  s->id = cfg->local_id.data;
-  s->id_len = cfg->local_id.len;
+  s->id_type = k->id.type;
+  s->id = k->id.data;
+  s->id_len = k->id.len;
   s->peer_id_type = cfg->remote_id.type;
   s->peer_id = cfg->remote_id.data;
   s->peer_id_len = cfg->remote_id.len;
