@@ -294,8 +294,13 @@ def context_copy(ctx):
 
 
 def update_on_copy(ctx, fn, d, n, align=1):
-    """fn(ctx, pointer, length) over the n bytes of d in pieces, on a
-    context_copy of *ctx. Raises on a failing return code."""
+    """A streaming update, fn(ctx, pointer, length), over the n bytes of d:
+    at once up to LONG, else in pieces of align bytes' multiples on a
+    context_copy of *ctx (an interrupted update leaves ctx as it was).
+    Raises on a failing return code."""
+    if n <= LONG:
+        check(fn(ctx, d, n))
+        return
     with context_copy(ctx) as tmp:
         p = rptr(d)
         for off, m in pieces(n, align):
