@@ -81,20 +81,6 @@ static int mac_set_key(mac_ctx *x, const unsigned char *key, size_t keylen) {
   return 1;
 }
 
-/* A section length (the parameter name, when p is given): a positive
- * multiple of the block n into *out. 0 after saying why. */
-static int section_param(const OSSL_PARAM *p, const char *name, size_t n, size_t *out) {
-  size_t s;
-  if (!p) return 1;
-  if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
-  if (s == 0 || s % n) {
-    prov_err(PROV_R_BAD_PARAM, "%s: a positive multiple of %zu", name, n);
-    return 0;
-  }
-  *out = s;
-  return 1;
-}
-
 static int mac_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   mac_ctx *x = vx;
   const OSSL_PARAM *p;
@@ -115,8 +101,8 @@ static int mac_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
       prov_err(PROV_R_BAD_PARAM, "key-mesh, cipher-key-mesh: set them before the first update");
       return 0;
     }
-    if (!section_param(mesh, "key-mesh", x->d->n, &x->section) ||
-        !section_param(master, "cipher-key-mesh", x->d->n, &x->master_section))
+    if (!prov_section_param(mesh, "key-mesh", x->d->n, 1, "", &x->section) ||
+        !prov_section_param(master, "cipher-key-mesh", x->d->n, 1, "", &x->master_section))
       return 0;
     /* after init: the MAC restarts under the new sections (a key given
      * below restarts it anyway) */
