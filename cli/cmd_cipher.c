@@ -168,6 +168,12 @@ static int not_a_multiple(const struct job *j, unsigned long long total) {
                    j->decrypt ? "" : " (use --pad to pad it)");
 }
 
+/* The library's refusal rc, said for the job's algorithm: CLI_EXIT_FAIL. */
+static int alg_failed(const struct job *j, int rc) {
+  cli_err("%s: %s", j->am->name, gostx_strerror(rc));
+  return CLI_EXIT_FAIL;
+}
+
 /* ---- GOST R 34.13-2015 stream modes through gostx_mode_* ---- */
 
 static int run_mode(const struct job *j, cli_in *in, cli_out *out) {
@@ -180,8 +186,7 @@ static int run_mode(const struct job *j, cli_in *in, cli_out *out) {
   gostx_mode_ctx ctx;
   int rc = gostx_cipher_init(&c, id, j->key);
   if (rc) {
-    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
+    return alg_failed(j, rc);
   }
   rc = gostx_mode_init(&ctx, &c, mode_of_kind[j->am->kind], j->decrypt,
                        j->have_iv ? j->iv : NULL, j->iv_len, j->segment, j->padding,
@@ -222,8 +227,7 @@ static int run_mode(const struct job *j, cli_in *in, cli_out *out) {
     total += got;
     rc = gostx_mode_update(&ctx, ibuf, got, obuf, &olen);
     if (rc) {
-      cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-      status = CLI_EXIT_FAIL;
+      status = alg_failed(j, rc);
       break;
     }
     status = cli_out_write(out, obuf, olen);
@@ -262,8 +266,7 @@ static int run_gost89_stream(const struct job *j, cli_in *in, cli_out *out) {
   if (!rc) rc = gostx_gost89_init(&ctx, &k, mode, j->decrypt, j->iv, j->mesh);
   gostx_gost89_clear(&k);
   if (rc) {
-    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
+    return alg_failed(j, rc);
   }
   uint8_t *buf = malloc(CLI_CHUNK);
   int status = buf ? 0 : CLI_EXIT_FAIL;
@@ -274,8 +277,7 @@ static int run_gost89_stream(const struct job *j, cli_in *in, cli_out *out) {
     if (status || got == 0) break;
     rc = gostx_gost89_update(&ctx, buf, got, buf);
     if (rc) {
-      cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-      status = CLI_EXIT_FAIL;
+      status = alg_failed(j, rc);
       break;
     }
     status = cli_out_write(out, buf, got);
@@ -294,8 +296,7 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
   gostx_gost89_key k;
   int rc = gostx_gost89_set_key(&k, j->key, j->sbox);
   if (rc) {
-    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
+    return alg_failed(j, rc);
   }
   const size_t bl = 8;
   uint8_t *buf = malloc(CLI_CHUNK + 2 * bl);
@@ -327,8 +328,7 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
       if (j->padding != GOSTX_PAD_NONE) {
         rc = gostx_pad(j->padding, bl, buf, have, tail, &plen);
         if (rc) {
-          cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-          status = CLI_EXIT_FAIL;
+          status = alg_failed(j, rc);
         }
       } else if (have % bl) {
         status = not_a_multiple(j, total);
@@ -379,8 +379,7 @@ static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   size_t res_len = 0;
   const gostx_mgm_params mp = {j->iv, j->aad, j->aad_len, j->tag_len};
   if (rc) {
-    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-    status = CLI_EXIT_FAIL;
+    status = alg_failed(j, rc);
   } else if (!j->decrypt) {
     rc = gostx_mgm_encrypt_mt(pool, &c, &mp, data, len, data, data + len);
     res_len = len + j->tag_len;
@@ -421,8 +420,7 @@ static int xts_unit(const struct job *j, const gostx_xts_key *x, uint64_t sector
   if (rc == GOSTX_ELEN)
     return cli_usage("%s: a data unit must be at least 16 bytes, got %zu", j->am->name, len);
   if (rc) {
-    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
+    return alg_failed(j, rc);
   }
   return 0;
 }
@@ -433,8 +431,7 @@ static int run_xts(const struct job *j, cli_in *in, cli_out *out) {
   if (rc) {
     gostx_xts_clear(&x);
     if (rc == GOSTX_EINVAL) return cli_usage("%s: the two key halves must differ", j->am->name);
-    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
+    return alg_failed(j, rc);
   }
   int status = 0;
   if (!j->sector_size) {

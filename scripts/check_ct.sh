@@ -124,6 +124,19 @@ check_group() {
   fi
 }
 
+# The verdict on a run that must be reported (rc 1, PATTERN in the report
+# FILE): LABEL: OK_TEXT, or LABEL: NOT reported [NOT_WHERE] and a return of
+# 1, the check being broken. rc is the caller's.
+#   must_report LABEL PATTERN FILE OK_TEXT [NOT_WHERE]
+must_report() {
+  if [ "$rc" -eq 1 ] && grep -q "$2" "$3"; then
+    echo "$1: $4"
+  else
+    echo "$1: NOT reported${5:+ $5} (rc $rc): the constant-time check is broken"
+    return 1
+  fi
+}
+
 # The groups at GOSTX_IMPL=$1 without expected-leaks.supp, the valgrind
 # report to $2: sets rc.
 unsuppressed() {
@@ -154,12 +167,8 @@ opt_in() {
   local prim=$1 name=$2 err
   err=$(mktemp -p "$log")
   unsuppressed "$name" "$err" const leak
-  if [ $rc -eq 1 ] && grep -q "_$name\.c" "$err"; then
-    echo "ct opt-in $prim $name: its table lookups are reported in *_$name.c (as they must be)"
-  else
-    echo "ct opt-in $prim $name: NOT reported (rc $rc): the constant-time check is broken"
-    return 1
-  fi
+  must_report "ct opt-in $prim $name" "_$name\.c" "$err" \
+    "its table lookups are reported in *_$name.c (as they must be)"
 }
 
 # 4. Mutation test: deliberately leaky code must be reported, in the
@@ -172,12 +181,7 @@ mutation() {
     "$B/ct_check" "$group" >/dev/null 2>"$err"
   rc=$?
   set -e
-  if [ $rc -eq 1 ] && grep -q "$where" "$err"; then
-    echo "ct mutation $group: reported in $where (as it must be)"
-  else
-    echo "ct mutation $group: NOT reported (rc $rc): the constant-time check is broken"
-    return 1
-  fi
+  must_report "ct mutation $group" "$where" "$err" "reported in $where (as it must be)"
 }
 
 # A planted leak (GOSTX_CT_PLANT, lib/internal.h) must be reported inside
@@ -194,12 +198,7 @@ plant() {
   # (no `grep | grep -q`: under pipefail the first grep's SIGPIPE, when -q
   # stops reading early, would fail a found report)
   grep -A3 'gostx__ct_plant_touch' "$err" >"$err.at" || true
-  if [ $rc -eq 1 ] && grep -q "$where" "$err.at"; then
-    echo "ct $level planted leak in $name: reported in $where"
-  else
-    echo "ct $level planted leak in $name: NOT reported in $where (rc $rc): the constant-time check is broken"
-    return 1
-  fi
+  must_report "ct $level planted leak in $name" "$where" "$err.at" "reported in $where" "in $where"
 }
 
 # 5 (the build). The rows valgrind's CPU lacks run on an emulated build

@@ -134,6 +134,21 @@ same_pair() {
   cmp -s "$T/o.res" "$T/n.res"
 }
 
+# Each build reads the other's output with `cms ARGS -in FILE -out $T/x.out`
+# and the content ($T/in.bin) comes back: NEW reads $T/o.EXT (verdict
+# NAME: NEW_SAYS), OLD $T/n.EXT (NAME: OLD_SAYS).
+#   each_reads_other NAME NEW_SAYS OLD_SAYS EXT ARGS...
+each_reads_other() {
+  local name=$1 new_says=$2 old_says=$3 ext=$4 side bin says
+  shift 4
+  for side in o n; do
+    if [ $side = o ]; then bin=$NEW says=$new_says; else bin=$OLD says=$old_says; fi
+    rm -f "$T/x.out"
+    "$bin" cms "$@" -in "$T/$side.$ext" -out "$T/x.out" 2>"$T/x.err"
+    verdict "$name: $says" same_file "$T/in.bin" "$T/x.out"
+  done
+}
+
 s256=(-signer "$v/sender256_cert.pem" -inkey "$v/sender256_key.pem")
 s512=(-signer "$v/sender512_cert.pem" -inkey "$v/sender512_key.pem")
 # SIZES="1 4096": a shorter run
@@ -156,13 +171,8 @@ if [ $compare = 1 ]; then
               verdict "$name: structure, random parts masked" same_mask "$T/o.sig" "$T/n.sig"
               content=(-certfile "$v/sender256_cert.pem" -certfile "$v/sender512_cert.pem") # for -nocerts
               [ -z "$mode" ] && content+=(-content "$T/in.bin")
-              for pair in "o $NEW" "n $OLD"; do # each verifies the other's
-                set -- $pair
-                rm -f "$T/x.out"
-                "$2" cms -verify -noverify -in "$T/$1.sig" "${content[@]}" -out "$T/x.out" 2>"$T/x.err"
-                verdict "$name: $( [ $1 = o ] && echo new || echo old) verifies $( [ $1 = o ] && echo old || echo new)'s" \
-                  same_file "$T/in.bin" "$T/x.out"
-              done
+              each_reads_other "$name" "new verifies old's" "old verifies new's" sig \
+                -verify -noverify "${content[@]}"
               # deterministic commands on NEW's message, and on it with a byte flipped
               [ "$size" -le 4096 ] || [ "$src" = file ] || continue
               rm -f "$T/o.res" "$T/n.res"
@@ -196,12 +206,8 @@ if [ $compare = 1 ]; then
             verdict "$name: status and messages" same_run
             [ "$(cat "$T/o.rc")" = 0 ] || continue
             verdict "$name: structure, random parts masked" same_mask "$T/o.p7m" "$T/n.p7m"
-            for pair in "o $NEW" "n $OLD"; do
-              set -- $pair
-              rm -f "$T/x.out"
-              "$2" cms -decrypt -inkey "$v/recipient512_key.pem" -in "$T/$1.p7m" -out "$T/x.out" 2>"$T/x.err"
-              verdict "$name: the other decrypts it" same_file "$T/in.bin" "$T/x.out"
-            done
+            each_reads_other "$name" "the other decrypts it" "the other decrypts it" p7m \
+              -decrypt -inkey "$v/recipient512_key.pem"
             rm -f "$T/o.res" "$T/n.res"
             both "$name: -decrypt" -decrypt -recip "$v/recipient256_cert.pem" -inkey "$v/recipient256_key.pem" \
               -in "$T/n.p7m" -out @OUT@
@@ -216,12 +222,8 @@ if [ $compare = 1 ]; then
         run n "$NEW" -EncryptedData_encrypt -secretkey "$key" $cipher $opts -in "$T/in.bin" -outform DER -out "$T/n.ed"
         verdict "$name: status and messages" same_run
         verdict "$name: structure, random parts masked" same_mask "$T/o.ed" "$T/n.ed"
-        for pair in "o $NEW" "n $OLD"; do
-          set -- $pair
-          rm -f "$T/x.out"
-          "$2" cms -EncryptedData_decrypt -secretkey "$key" -in "$T/$1.ed" -out "$T/x.out" 2>"$T/x.err"
-          verdict "$name: the other decrypts it" same_file "$T/in.bin" "$T/x.out"
-        done
+        each_reads_other "$name" "the other decrypts it" "the other decrypts it" ed \
+          -EncryptedData_decrypt -secretkey "$key"
       done
     done
     for md in streebog256 streebog512; do

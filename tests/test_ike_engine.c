@@ -30,13 +30,19 @@ static void converse_at(gostx_ike_engine *i, gostx_ike_engine *r, int64_t now_ms
 
 static void converse(gostx_ike_engine *i, gostx_ike_engine *r) { converse_at(i, r, 0); }
 
-/* Fresh engines of ci and cr, the initiator's request, then the messages
- * between them, at now_ms. */
-static void handshake_at(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
-                         const gostx_ike_conf *cr, int64_t now_ms) {
+/* Fresh engines of ci and cr, and the initiator's request at now_ms in
+ * bi/li: where every exchange here begins. */
+static void request_at(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                       const gostx_ike_conf *cr, int64_t now_ms) {
   CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
   CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
+}
+
+/* request_at, then the messages between them, at now_ms. */
+static void handshake_at(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                         const gostx_ike_conf *cr, int64_t now_ms) {
+  request_at(i, r, ci, cr, now_ms);
   converse_at(i, r, now_ms);
 }
 
@@ -148,9 +154,7 @@ static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t 
 static void start_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
                        gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
   ike_psk_pair(ci, cr, encr, group);
-  CHECK_RC(ike_engine_fresh(i, ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(r, cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(i, r, ci, cr, 0);
 }
 
 /* The responder's answer to the initiator's first request after edit. */
@@ -350,9 +354,7 @@ static void encr_offer(void) {
         "an offer without the responder's ENCR");
   /* a response naming Magma to an offer of Kuznyechik alone: dropped */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(&i, &r, &ci, &cr, 0);
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "response");
   size_t o = transform_at(br, lr, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
   CHECK(o, "the ENCR transform found");
@@ -396,9 +398,7 @@ static void invalid_ke_retry(void) {
   static gostx_ike_engine i, r, r2;
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   cr.group = GOSTX_IKE_KE_GOST3410_2012_256;
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(&i, &r, &ci, &cr, 0);
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "answered");
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_KE_PAYLOAD,
         "INVALID_KE_PAYLOAD (%u)", r.error);
@@ -579,10 +579,8 @@ static void certificates(void) {
         "an AUTH signed by another key (%d %u)", r.state, r.error);
   /* expired at the time passed in */
   cert_pair(&ci, &cr, &si, &sr, st);
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
   const int64_t late = (IKE_PKI_T1 + 1) * 1000;
-  CHECK_RC(gostx__ike_start(&i, late, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(&i, &r, &ci, &cr, late);
   CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
   CHECK_RC(gostx__ike_input(&i, br, lr, late, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
   CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
@@ -757,9 +755,7 @@ static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator
   }
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
   cert_pair(&ci, &cr, &si, &sr, st);
-  CHECK_RC(ike_engine_fresh(i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(i, r, &ci, &cr, now_ms);
   if (of_initiator) rewrite_hashes(bi, li, i->m1, type, a, b);
   lr = 0;
   gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
@@ -858,6 +854,16 @@ static void deliver(gostx_ike_engine *e, const uint8_t *out, size_t len, int64_t
   }
 }
 
+/* request_at, the responder's answer, and the initiator's IKE_AUTH request
+ * (its fragments, if any) in req at now_ms. */
+static void auth_request_at(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                            const gostx_ike_conf *cr, int64_t now_ms, uint8_t *req,
+                            size_t *req_len) {
+  request_at(i, r, ci, cr, now_ms);
+  deliver(r, bi, li, now_ms, 0, br, &lr);
+  deliver(i, br, lr, now_ms, 0, req, req_len);
+}
+
 /* A certificate pair whose initiator sends the chain der/len (a leaf and
  * its intermediate: an IKE_AUTH past 544 octets), both fragmenting at 544
  * (RFC 9385 A.2.1's bound). */
@@ -885,9 +891,7 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
   cert_side si, sr;
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
   chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(&i, &r, &ci, &cr, now_ms);
   deliver(&r, bi, li, now_ms, 0, br, &lr);
   const size_t o = frag_notify_at(br, lr);
   br[o + 5] = r.m2[o + 5] = 0x33; /* 16435: a status type nobody reads */
@@ -896,9 +900,7 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
         "not announced: the request goes whole (%zu octets)", req_len);
   /* the other way: the initiator fragments, the responder has not seen
    * its notify (as if it had not sent one) and drops the fragments */
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(&i, &r, &ci, &cr, now_ms);
   deliver(&r, bi, li, now_ms, 0, br, &lr);
   r.peer_frag = 0;
   deliver(&i, br, lr, now_ms, 0, req, &req_len);
@@ -942,11 +944,7 @@ static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const 
    * late, and the timer found the set first */
   for (int c = 0; c < 3; c++) {
     const char *what = c == 0 ? "in time" : c == 1 ? "late" : "late, timer";
-    CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-    CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-    CHECK_RC(gostx__ike_start(&i, t0, bi, CAP, &li), GOSTX_OK, "request");
-    deliver(&r, bi, li, t0, 0, br, &lr);
-    deliver(&i, br, lr, t0, 0, req, &req_len);
+    auth_request_at(&i, &r, &ci, &cr, t0, req, &req_len);
     const size_t n = messages(req, req_len, 544, 1, what);
     CHECK(n > 2, "%s: the request in %zu fragments", what, n);
     deliver_some(&r, req, req_len, 0, n - 1, t0, resp, &resp_len);
@@ -994,11 +992,7 @@ static void fragmentation(void) {
     ci.n_certs = 2;
     ci.frag_size = cr.frag_size = frag ? 544 : 0;
     const char *what = frag ? "fragmented at 544" : "not fragmented";
-    CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-    CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-    CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
-    deliver(&r, bi, li, now_ms, 0, br, &lr);
-    deliver(&i, br, lr, now_ms, 0, req, &req_len); /* the IKE_AUTH request */
+    auth_request_at(&i, &r, &ci, &cr, now_ms, req, &req_len);
     const size_t n_req = messages(req, req_len, ci.frag_size, frag, what);
     CHECK(frag ? n_req > 2 : n_req == 1 && req_len > 544, "%s: the request in %zu message(s)",
           what, n_req);
@@ -1029,11 +1023,7 @@ static void fragmentation(void) {
   /* a PSK exchange under the bound: whole */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.frag_size = cr.frag_size = 544;
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
-  deliver(&r, bi, li, 0, 0, br, &lr);
-  deliver(&i, br, lr, 0, 0, req, &req_len);
+  auth_request_at(&i, &r, &ci, &cr, 0, req, &req_len);
   CHECK(messages(req, req_len, 544, 0, "PSK") == 1, "PSK: its IKE_AUTH under 544 goes whole");
   deliver(&r, req, req_len, 0, 0, resp, &resp_len);
   deliver(&i, resp, resp_len, 0, 0, bi, &li);
@@ -1066,9 +1056,7 @@ static void certreq(void) {
   /* the responder's CERTREQ in its IKE_SA_INIT, one octet short: dropped */
   cert_pair(&ci, &cr, &si, &sr, st);
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  CHECK_RC(ike_engine_fresh(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(ike_engine_fresh(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  request_at(&i, &r, &ci, &cr, now_ms);
   CHECK_RC(gostx__ike_input(&r, bi, li, now_ms, br, CAP, &lr), GOSTX_OK, "response");
   gostx_ike_hdr hd;
   gostx_ike_chain c;

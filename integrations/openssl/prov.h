@@ -60,6 +60,12 @@ int prov_check_room(size_t outsize, size_t need);
 /* The error of an update or final on a cipher context that is not started
  * (its key and IV are both needed): names what is missing; returns 0. */
 int prov_not_started(int key_set);
+/* An ACPKM section length parameter (name in messages; none when p is
+ * NULL: 1): a positive multiple of the block n, taken into *out when
+ * allowed; 0 when it is no size_t, or after saying "NAME: a positive
+ * multiple of N" and when (the conditions, "" for none). */
+int prov_section_param(const OSSL_PARAM *p, const char *name, size_t n, int allowed,
+                       const char *when, size_t *out);
 
 /* Zeroed memory aligned for the library's 64-byte aligned key structures. */
 void *prov_alloc(size_t size);

@@ -88,6 +88,19 @@ int prov_check_room(size_t outsize, size_t need) {
   return 0;
 }
 
+int prov_section_param(const OSSL_PARAM *p, const char *name, size_t n, int allowed,
+                       const char *when, size_t *out) {
+  size_t s;
+  if (!p) return 1;
+  if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
+  if (!allowed || s == 0 || s % n) {
+    prov_err(PROV_R_BAD_PARAM, "%s: a positive multiple of %zu%s", name, n, when);
+    return 0;
+  }
+  *out = s;
+  return 1;
+}
+
 int prov_not_started(int key_set) {
   prov_err(PROV_R_NO_KEY, key_set ? "no iv set" : "no key set");
   return 0;

@@ -230,15 +230,9 @@ static int modes_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
                               is_block_mode(x->d) ? &x->padding : NULL))
     return 0;
   if ((p = OSSL_PARAM_locate_const(params, "key-mesh"))) {
-    size_t s;
-    if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
-    if (x->d->mode != GOSTX_MODE_CTR_ACPKM || s == 0 || s % x->n || x->done) {
-      prov_err(PROV_R_BAD_PARAM,
-               "key-mesh: a positive multiple of %zu for CTR-ACPKM, before the first update",
-               x->n);
+    if (!prov_section_param(p, "key-mesh", x->n, x->d->mode == GOSTX_MODE_CTR_ACPKM && !x->done,
+                            " for CTR-ACPKM, before the first update", &x->section))
       return 0;
-    }
-    x->section = s;
     if (x->started && !modes_start(x)) return 0; /* the stream restarts with the new sections */
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS)) &&

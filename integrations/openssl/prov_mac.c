@@ -95,29 +95,15 @@ static int mac_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
     x->size = s;
   }
   if (x->d->kind == MAC_OMAC_ACPKM) {
-    size_t s;
     const OSSL_PARAM *mesh = OSSL_PARAM_locate_const(params, "key-mesh");
     const OSSL_PARAM *master = OSSL_PARAM_locate_const(params, "cipher-key-mesh");
     if ((mesh || master) && x->started && x->fed) {
       prov_err(PROV_R_BAD_PARAM, "key-mesh, cipher-key-mesh: set them before the first update");
       return 0;
     }
-    if ((p = mesh)) {
-      if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
-      if (s == 0 || s % x->d->n) {
-        prov_err(PROV_R_BAD_PARAM, "key-mesh: a positive multiple of %zu", x->d->n);
-        return 0;
-      }
-      x->section = s;
-    }
-    if ((p = master)) {
-      if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
-      if (s == 0 || s % x->d->n) {
-        prov_err(PROV_R_BAD_PARAM, "cipher-key-mesh: a positive multiple of %zu", x->d->n);
-        return 0;
-      }
-      x->master_section = s;
-    }
+    if (!prov_section_param(mesh, "key-mesh", x->d->n, 1, "", &x->section) ||
+        !prov_section_param(master, "cipher-key-mesh", x->d->n, 1, "", &x->master_section))
+      return 0;
     /* after init: the MAC restarts under the new sections (a key given
      * below restarts it anyway) */
     if ((mesh || master) && x->started && !OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) &&

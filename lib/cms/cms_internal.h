@@ -60,18 +60,18 @@ int gostx__cms_attrs_digest(const uint8_t *attrs, size_t len, size_t digest_len,
 /* cert's subjectKeyIdentifier (the key id's bytes): 1 found, 0 none. */
 int gostx__cms_cert_key_id(const gostx_x509_cert *cert, const uint8_t **id, size_t *len);
 
-/* The opening and closing every reader of a ContentInfo type shares
- * (gostx_cms_signed_parse, _enveloped_, _encrypted_, _digested_). open sets
- * *st MALFORMED, refuses a NULL der or out (GOSTX_EINVAL), zeroes out's
- * first clear bytes and opens the ContentInfo around the content: *inner is
- * the content's SEQUENCE for type_oid, *rest the bytes after the
- * ContentInfo; GOSTX_EFORMAT with *st TRUNCATED, WRONG_TYPE (or
- * NOT_SIGNED_DATA) or MALFORMED. close, once the content is read, refuses
- * bytes after the ContentInfo (TRAILING_DATA) and else sets *st OK. */
-int gostx__cms_parse_open(const uint8_t *der, size_t der_len, void *out, size_t clear,
-                          const char *type_oid, size_t type_len, gostx__der *inner, size_t *rest,
-                          gostx_cms_status *st);
-int gostx__cms_parse_close(size_t rest, gostx_cms_status *st);
+/* What every reader of a ContentInfo type shares (gostx_cms_signed_parse,
+ * _enveloped_, _encrypted_, _digested_): st may be NULL; *st MALFORMED, a
+ * NULL der or out refused (GOSTX_EINVAL), out's first clear bytes zeroed,
+ * the ContentInfo opened around the content (GOSTX_EFORMAT with *st
+ * TRUNCATED, WRONG_TYPE (or NOT_SIGNED_DATA) or MALFORMED), the content's
+ * SEQUENCE for type_oid handed to read (nonzero: GOSTX_EFORMAT, *st as read
+ * left it), bytes after the ContentInfo refused (TRAILING_DATA), else *st
+ * OK and 0. */
+typedef int (*gostx__cms_content_reader)(gostx__der *content, void *out, gostx_cms_status *st);
+int gostx__cms_parse(const uint8_t *der, size_t der_len, void *out, size_t clear,
+                     const char *type_oid, size_t type_len, gostx__cms_content_reader read,
+                     gostx_cms_status *st);
 /* A writer into out[cap] (counting when out is NULL) with a ContentInfo
  * of type (dotted) opened down to its content's SEQUENCE, and the
  * closing of those three elements. */

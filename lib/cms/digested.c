@@ -3,15 +3,9 @@
  * (id-data) and the digest is over eContent's octets. */
 #include "cms/cms_internal.h"
 
-int gostx_cms_digested_parse(const uint8_t *der, size_t der_len, gostx_cms_digested *out,
-                             gostx_cms_status *st) {
-  gostx_cms_status dummy;
-  gostx__der dd, oid, eci, type, explicit, content, digest;
-  size_t rest;
-  if (!st) st = &dummy;
-  int rc = gostx__cms_parse_open(der, der_len, out, sizeof *out, OID_DIGESTED_DATA,
-                                 sizeof OID_DIGESTED_DATA - 1, &dd, &rest, st);
-  if (rc) return rc;
+static int digested_content(gostx__der *body, void *dst, gostx_cms_status *st) {
+  gostx_cms_digested *out = dst;
+  gostx__der dd = *body, oid, eci, type, explicit, content, digest;
   if (gostx__der_small_uint(&dd, &out->version) || out->version > 2 ||
       gostx__cms_alg_id(&dd, &oid) || gostx__der_get(&dd, GOSTX__DER_SEQ, &eci, NULL) ||
       gostx__der_oid(&eci, &type))
@@ -26,9 +20,15 @@ int gostx_cms_digested_parse(const uint8_t *der, size_t der_len, gostx_cms_diges
     return GOSTX_EFORMAT;
   out->content = content.p, out->content_len = content.n;
   out->digest = digest.p, out->stored_digest_len = digest.n;
-  if (gostx__cms_parse_close(rest, st)) return GOSTX_EFORMAT;
-  out->der = der, out->der_len = der_len;
   return 0;
+}
+
+int gostx_cms_digested_parse(const uint8_t *der, size_t der_len, gostx_cms_digested *out,
+                             gostx_cms_status *st) {
+  int rc = gostx__cms_parse(der, der_len, out, sizeof *out, OID_DIGESTED_DATA,
+                            sizeof OID_DIGESTED_DATA - 1, digested_content, st);
+  if (!rc) out->der = der, out->der_len = der_len;
+  return rc;
 }
 
 int gostx_cms_digested_verify(const gostx_cms_digested *dd, gostx_cms_status *st) {

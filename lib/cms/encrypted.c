@@ -306,21 +306,18 @@ int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32]
 
 /* ---- EncryptedData (RFC 5652 section 8) ---- */
 
+static int encrypted_content(gostx__der *ed, void *out, gostx_cms_status *st) {
+  gostx_cms_encrypted *e = out;
+  return gostx__der_small_uint(ed, &e->version) || (e->version != 0 && e->version != 2) ||
+         gostx__cms_read_encrypted_content(ed, &e->content, st);
+}
+
 int gostx_cms_encrypted_parse(const uint8_t *der, size_t der_len, gostx_cms_encrypted *out,
                               gostx_cms_status *st) {
-  gostx_cms_status dummy;
-  gostx__der ed;
-  size_t rest;
-  if (!st) st = &dummy;
-  int rc = gostx__cms_parse_open(der, der_len, out, sizeof *out, OID_ENCRYPTED_DATA,
-                                 sizeof OID_ENCRYPTED_DATA - 1, &ed, &rest, st);
-  if (rc) return rc;
-  if (gostx__der_small_uint(&ed, &out->version) || (out->version != 0 && out->version != 2) ||
-      gostx__cms_read_encrypted_content(&ed, &out->content, st) ||
-      gostx__cms_parse_close(rest, st))
-    return GOSTX_EFORMAT;
-  out->der = der, out->der_len = der_len;
-  return 0;
+  int rc = gostx__cms_parse(der, der_len, out, sizeof *out, OID_ENCRYPTED_DATA,
+                            sizeof OID_ENCRYPTED_DATA - 1, encrypted_content, st);
+  if (!rc) out->der = der, out->der_len = der_len;
+  return rc;
 }
 
 int gostx_cms_encrypted_decrypt(const gostx_cms_encrypted *ed, const uint8_t key[32], uint8_t *out,

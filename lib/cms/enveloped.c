@@ -168,21 +168,18 @@ int gostx__cms_enveloped_head(gostx__der *ed, gostx_cms_enveloped *env, gostx_cm
   return 0;
 }
 
+static int enveloped_content(gostx__der *ed, void *out, gostx_cms_status *st) {
+  gostx_cms_enveloped *env = out;
+  return gostx__cms_enveloped_head(ed, env, st) ||
+         gostx__cms_read_encrypted_content(ed, &env->content, st);
+}
+
 int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enveloped *out,
                               gostx_cms_status *st) {
-  gostx_cms_status dummy;
-  gostx__der ed;
-  size_t rest;
-  if (!st) st = &dummy;
-  int rc = gostx__cms_parse_open(der, der_len, out, sizeof *out, OID_ENVELOPED_DATA,
-                                 sizeof OID_ENVELOPED_DATA - 1, &ed, &rest, st);
-  if (rc) return rc;
-  if (gostx__cms_enveloped_head(&ed, out, st) ||
-      gostx__cms_read_encrypted_content(&ed, &out->content, st) ||
-      gostx__cms_parse_close(rest, st))
-    return GOSTX_EFORMAT;
-  out->der = der, out->der_len = der_len;
-  return 0;
+  int rc = gostx__cms_parse(der, der_len, out, sizeof *out, OID_ENVELOPED_DATA,
+                            sizeof OID_ENVELOPED_DATA - 1, enveloped_content, st);
+  if (!rc) out->der = der, out->der_len = der_len;
+  return rc;
 }
 
 /* ---- the recipient's side ---- */

@@ -380,37 +380,36 @@ static int content_info(const uint8_t *der, size_t der_len, const uint8_t *type_
   return 0;
 }
 
-int gostx__cms_parse_open(const uint8_t *der, size_t der_len, void *out, size_t clear,
-                          const char *type_oid, size_t type_len, gostx__der *inner, size_t *rest,
-                          gostx_cms_status *st) {
+int gostx__cms_parse(const uint8_t *der, size_t der_len, void *out, size_t clear,
+                     const char *type_oid, size_t type_len, gostx__cms_content_reader read,
+                     gostx_cms_status *st) {
+  gostx_cms_status dummy;
+  gostx__der content;
+  size_t rest;
+  if (!st) st = &dummy;
   *st = GOSTX_CMS_MALFORMED;
   if (!der || !out) return GOSTX_EINVAL;
   memset(out, 0, clear);
-  return content_info(der, der_len, (const uint8_t *)type_oid, type_len, inner, rest, st)
-             ? GOSTX_EFORMAT
-             : 0;
-}
-
-int gostx__cms_parse_close(size_t rest, gostx_cms_status *st) {
+  if (content_info(der, der_len, (const uint8_t *)type_oid, type_len, &content, &rest, st) ||
+      read(&content, out, st))
+    return GOSTX_EFORMAT;
   if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
   *st = GOSTX_CMS_OK;
   return 0;
 }
 
+static int signed_content(gostx__der *content, void *out, gostx_cms_status *st) {
+  gostx_cms_signed *sd = out;
+  if (signed_data(*content, sd, st)) return GOSTX_EFORMAT;
+  return sd->n_signers == 0 ? GOSTX_EFORMAT : 0; /* a bare certificate bag signs nothing */
+}
+
 int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
                            gostx_cms_status *st) {
-  gostx_cms_status dummy;
-  gostx__der sd;
-  size_t rest;
-  if (!st) st = &dummy;
-  int rc = gostx__cms_parse_open(der, der_len, out, offsetof(gostx_cms_signed, signers),
-                                 OID_SIGNED_DATA, sizeof OID_SIGNED_DATA - 1, &sd, &rest, st);
-  if (rc) return rc;
-  if (signed_data(sd, out, st)) return GOSTX_EFORMAT;
-  if (out->n_signers == 0) return GOSTX_EFORMAT; /* a bare certificate bag signs nothing */
-  if (gostx__cms_parse_close(rest, st)) return GOSTX_EFORMAT;
-  out->der = der, out->der_len = der_len;
-  return 0;
+  int rc = gostx__cms_parse(der, der_len, out, offsetof(gostx_cms_signed, signers),
+                            OID_SIGNED_DATA, sizeof OID_SIGNED_DATA - 1, signed_content, st);
+  if (!rc) out->der = der, out->der_len = der_len;
+  return rc;
 }
 
 int gostx_cms_oid_text(const uint8_t *oid, size_t len, char *text, size_t cap) {

@@ -4,10 +4,9 @@ public names re-exported by gostx.cms), a content read in chunks, a
 signature's DER, a certificate taken as an object or bytes, PEM output.
 Imports neither gostx.cms nor the CAdES modules, so no cycle holds them."""
 import datetime
-import enum
 import os
 
-from ._native import GostxError, GostxTypeError, GostxValueError, check, ffi, lib, rbuf
+from ._native import GostxError, GostxTypeError, GostxValueError, LibStatus, check, ffi, lib, rbuf
 from .x509 import Certificate
 from .x509 import Status as X509Status
 
@@ -15,7 +14,7 @@ _CHUNK = 1 << 20  # what a detached content is hashed by
 _MAX_DER = 64 << 20  # a signature (attached content included) read whole at most this large
 
 
-class Status(enum.IntEnum):
+class Status(LibStatus):
     """The library's verdicts (gostx_cms_status; for timestamps
     gostx_cms_ts_status offset by 100, for the CAdES-C/X layers
     gostx_cades_status offset by 200); str() is the library's text."""
@@ -86,17 +85,13 @@ class Status(enum.IntEnum):
     CADES_CERT_REF_MISMATCH = 200 + lib.GOSTX_CADES_CERT_REF_MISMATCH
     CADES_REV_REF_MISMATCH = 200 + lib.GOSTX_CADES_REV_REF_MISMATCH
 
-    @property
-    def text(self):
-        """The library's text of the status ("messageDigest: ...")."""
-        if self >= 200:
-            return ffi.string(lib.gostx_cades_status_name(self - 200)).decode()
-        if self >= 100:
-            return ffi.string(lib.gostx_cms_ts_status_name(self - 100)).decode()
-        return ffi.string(lib.gostx_cms_status_name(self)).decode()
-
-    def __str__(self):
-        return self.text
+    @staticmethod
+    def _text_of(status):
+        if status >= 200:
+            return lib.gostx_cades_status_name(status - 200)
+        if status >= 100:
+            return lib.gostx_cms_ts_status_name(status - 100)
+        return lib.gostx_cms_status_name(status)
 
 
 class VerificationError(GostxError, ValueError):

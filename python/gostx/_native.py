@@ -3,6 +3,7 @@ and out without copies, return codes to exceptions, key-length checks, and
 the worker pools behind ``threads=``."""
 import collections
 import contextlib
+import enum
 import functools
 import mmap
 import operator
@@ -12,7 +13,7 @@ from typing import Any
 
 from ._gostx import ffi, lib
 
-__all__ = ["ffi", "lib", "InvalidTag", "InvalidSignature", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
+__all__ = ["ffi", "lib", "LibStatus", "InvalidTag", "InvalidSignature", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
            "need_len", "param", "pool_for", "Wiped", "not_a_buffer", "output", "rptr", "take", "LONG",
            "pieces", "staged", "update_on_copy", "context_copy", "detached", "own_copy",
            "SharedKey", "holding", "held"]
@@ -40,6 +41,20 @@ class GostxValueError(GostxError, ValueError):
 class GostxTypeError(GostxError, TypeError):
     """An argument of the wrong type (a str where bytes are needed); also a
     TypeError, as hashlib raises."""
+
+
+class LibStatus(enum.IntEnum):
+    """The base of the modules' Status enums (x509, ocsp, cms): str() and
+    text are the library's text of the status, from the C function a
+    subclass names as _text_of (a staticmethod: an int to a char *)."""
+
+    @property
+    def text(self):
+        """The library's text of the status ("validity: certificate has expired")."""
+        return ffi.string(self._text_of(self)).decode()
+
+    def __str__(self):
+        return self.text
 
 
 def check(rc, what=""):
@@ -279,8 +294,13 @@ def context_copy(ctx):
 
 
 def update_on_copy(ctx, fn, d, n, align=1):
-    """fn(ctx, pointer, length) over the n bytes of d in pieces, on a
-    context_copy of *ctx. Raises on a failing return code."""
+    """A streaming update, fn(ctx, pointer, length), over the n bytes of d:
+    at once up to LONG, else in pieces of align bytes' multiples on a
+    context_copy of *ctx (an interrupted update leaves ctx as it was).
+    Raises on a failing return code."""
+    if n <= LONG:
+        check(fn(ctx, d, n))
+        return
     with context_copy(ctx) as tmp:
         p = rptr(d)
         for off, m in pieces(n, align):

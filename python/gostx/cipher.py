@@ -449,12 +449,8 @@ class OMACContext(Wiped):
     def update(self, data):
         """MAC the bytes of data after what came before."""
         d = rbuf(data)
-        n = len(d)
         with self._lock:
-            if n <= LONG:
-                check(lib.gostx_omac_update(self._live(), d, n))
-            else:
-                update_on_copy(self._live(), lib.gostx_omac_update, d, n, self._bs)
+            update_on_copy(self._live(), lib.gostx_omac_update, d, len(d), self._bs)
 
     def finalize(self, mac_len=None):
         """The MAC (its first mac_len bytes, default the block size); ends the context."""

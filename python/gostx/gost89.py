@@ -139,12 +139,8 @@ class Gost89Context(Wiped):
     def imit_update(self, data):
         """IMIT: MAC the bytes of data after what came before."""
         d = rbuf(data)
-        n = len(d)
         with self._lock:
-            if n <= LONG:
-                check(lib.gostx_gost89_imit_update(self._live(), d, n))
-            else:
-                update_on_copy(self._live(), lib.gostx_gost89_imit_update, d, n, 8)
+            update_on_copy(self._live(), lib.gostx_gost89_imit_update, d, len(d), 8)
 
     def finalize(self, mac_len=4):
         """IMIT: the MAC (mac_len 1..8 bytes); ends the context."""

@@ -44,12 +44,8 @@ class _Hash:
     def update(self, data):
         """Hash the bytes of data (any bytes-like object) after what came before."""
         d = _hash_buf(data)
-        n = len(d)
         with self._lock:
-            if n <= LONG:
-                self._update(self._ctx, d, n)  # fails only on NULL
-            else:
-                update_on_copy(self._ctx, self._update, d, n)
+            update_on_copy(self._ctx, self._update, d, len(d))
 
     def copy(self):
         """An independent hash object with the state of this one."""
@@ -194,12 +190,8 @@ class HMAC(Wiped):
     def update(self, msg):
         """MAC the bytes of msg after what came before."""
         d = _hash_buf(msg)
-        n = len(d)
         with self._lock:
-            if n <= LONG:
-                check(lib.gostx_hmac_update(self._live(), d, n))
-            else:
-                update_on_copy(self._live(), lib.gostx_hmac_update, d, n)
+            update_on_copy(self._live(), lib.gostx_hmac_update, d, len(d))
 
     def copy(self):
         """An independent HMAC object with the state of this one."""

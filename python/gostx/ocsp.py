@@ -19,7 +19,8 @@ import urllib.parse
 import urllib.request
 from typing import NamedTuple
 
-from ._native import GostxError, GostxTypeError, GostxValueError, check as _check_rc, ffi, lib, rbuf
+from ._native import (GostxError, GostxTypeError, GostxValueError, LibStatus, check as _check_rc, ffi,
+                      lib, rbuf)
 from .x509 import Certificate
 from .x509 import VerificationError as _X509Error
 
@@ -34,7 +35,7 @@ _CERT_STATUS = {lib.GOSTX_OCSP_GOOD: "good", lib.GOSTX_OCSP_REVOKED: "revoked",
 _MAX_RESPONSE = 1 << 20  # what post() reads at most (gostx ocsp -url's bound)
 
 
-class Status(enum.IntEnum):
+class Status(LibStatus):
     """gostx_ocsp_check's verdicts; str() is the library's text."""
     OK = lib.GOSTX_OCSP_OK
     MALFORMED = lib.GOSTX_OCSP_MALFORMED
@@ -52,13 +53,7 @@ class Status(enum.IntEnum):
     NOT_YET_VALID = lib.GOSTX_OCSP_NOT_YET_VALID
     STALE = lib.GOSTX_OCSP_STALE
 
-    @property
-    def text(self):
-        """The library's text ("nonce: the response's is not the one sent")."""
-        return ffi.string(lib.gostx_ocsp_status_name(self)).decode()
-
-    def __str__(self):
-        return self.text
+    _text_of = staticmethod(lib.gostx_ocsp_status_name)
 
 
 class ResponseStatus(enum.IntEnum):

@@ -13,12 +13,11 @@ library names the check that failed), why (the library's one-line reason)
 and depth (which certificate of the path failed)."""
 import base64
 import datetime
-import enum
 import ipaddress
 import os
 import time
 
-from ._native import GostxError, GostxTypeError, GostxValueError, check, ffi, lib
+from ._native import GostxError, GostxTypeError, GostxValueError, LibStatus, check, ffi, lib
 from .gost3410 import Curve, PublicKey
 
 __all__ = ["Certificate", "Store", "Status", "VerificationError", "load_pem_x509_certificate",
@@ -27,7 +26,7 @@ __all__ = ["Certificate", "Store", "Status", "VerificationError", "load_pem_x509
 _DER_MAX = 64 * 1024  # a certificate larger than this is no certificate we read
 
 
-class Status(enum.IntEnum):
+class Status(LibStatus):
     """The library's verdicts (gostx_x509_status); str() is its text."""
     OK = lib.GOSTX_X509_OK
     MALFORMED = lib.GOSTX_X509_MALFORMED
@@ -68,13 +67,7 @@ class Status(enum.IntEnum):
     CRL_NO_NUMBER = lib.GOSTX_X509_CRL_NO_NUMBER
     CRL_NUMBER_CRITICAL = lib.GOSTX_X509_CRL_NUMBER_CRITICAL
 
-    @property
-    def text(self):
-        """The library's text of the status ("validity: certificate has expired")."""
-        return ffi.string(lib.gostx_x509_status_name(self)).decode()
-
-    def __str__(self):
-        return self.text
+    _text_of = staticmethod(lib.gostx_x509_status_name)
 
 
 class VerificationError(GostxError, ValueError):

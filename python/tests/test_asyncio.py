@@ -23,6 +23,11 @@ def run(coro, seconds=30):
 async def _echo_once(ctx, port, data):
     reader, writer = await tls.open_connection("127.0.0.1", port, context=ctx,
                                                server_hostname="localhost")
+    return await echoed(reader, writer, data)
+
+
+async def echoed(reader, writer, data):
+    """data sent to an echo server and as much read back; the stream closed."""
     writer.write(data)
     await writer.drain()
     got = await reader.readexactly(len(data))
@@ -41,12 +46,19 @@ def test_200_concurrent_clients_through_serve(pki, serve):
     assert run(main()) == datas
 
 
+async def reverse_framed(reader, writer):
+    """The servers' side of cli_client_reversed: a length line and a body
+    read, the body written back reversed and drained (2 MiB here: past the
+    high-water mark)."""
+    line = await reader.readline()
+    body = await reader.readexactly(int(line))
+    writer.write(body[::-1])
+    await writer.drain()
+
+
 def test_asyncio_server_with_asyncio_and_cli_clients(cli, pki):
     async def handle(reader, writer):
-        line = await reader.readline()
-        body = await reader.readexactly(int(line))
-        writer.write(body[::-1])
-        await writer.drain()  # 2 MiB: past the high-water mark
+        await reverse_framed(reader, writer)
         writer.write_eof()  # close_notify
         assert await reader.read() == b""
         writer.close()

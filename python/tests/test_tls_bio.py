@@ -14,14 +14,10 @@ import pytest
 
 from gostx import tls, x509
 
-from test_asyncio import cli_client_reversed
+from test_asyncio import cli_client_reversed, echoed, reverse_framed, run
 from test_tls import PyServer, client_ctx, connect, echo_port, serve, server_ctx  # noqa: F401
 
 SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"  # Debian's: RSA and EC roots, no GOST
-
-
-def run(coro, seconds=30):
-    return asyncio.run(asyncio.wait_for(coro, seconds))
 
 
 def test_asyncio_open_connection_ssl_through_serve(pki, serve):
@@ -36,21 +32,13 @@ def test_asyncio_open_connection_ssl_through_serve(pki, serve):
         assert obj.version() == "TLSv1.3" and obj.server_hostname == "localhost"
         assert writer.get_extra_info("cipher")[0].startswith("TLS_GOSTR341112_256_WITH_")
         assert writer.get_extra_info("peercert")["subject"][0] == (("commonName", "localhost"),)
-        writer.write(data)
-        await writer.drain()
-        got = await reader.readexactly(len(data))
-        writer.close()
-        await writer.wait_closed()
-        return got
+        return await echoed(reader, writer, data)
     assert run(main()) == data
 
 
 def test_asyncio_start_server_ssl_with_asyncio_and_cli_clients(cli, pki):
     async def handle(reader, writer):
-        line = await reader.readline()
-        body = await reader.readexactly(int(line))
-        writer.write(body[::-1])
-        await writer.drain()
+        await reverse_framed(reader, writer)
         writer.close()  # close_notify, then the client's (TLSObject.unwrap)
         await writer.wait_closed()
 

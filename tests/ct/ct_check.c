@@ -1117,6 +1117,15 @@ static void ec_scalar(uint8_t *d, size_t len, unsigned seed) {
   d[0] = 0x1f;
 }
 
+/* A secret scalar d of curve c (ec_scalar's seed) and its public key,
+ * which keygen's d * P must leave public. */
+static void ec_secret_key(int c, uint8_t *d, size_t len, unsigned seed, uint8_t *pub) {
+  ec_scalar(d, len, seed);
+  CT_SECRET(d, len);
+  RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
+  CT_PUBLIC(pub, 2 * len);
+}
+
 /* Public key (keygen's d * P), sign with a given nonce (k * P and
  * s = r d + k e), both with d and k secret; the results are public. */
 static void case_gost3410(void) {
@@ -1124,13 +1133,10 @@ static void case_gost3410(void) {
   for (size_t i = 0; i < EC_NCURVES; i++) {
     int c = ec_curves[i];
     size_t len = gostx_gost3410_size(c);
-    ec_scalar(d, len, 11 + (unsigned)i);
     ec_scalar(k, len, 31 + (unsigned)i);
     fill(e, len, 7);
-    CT_SECRET(d, len);
     CT_SECRET(k, len);
-    RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
-    CT_PUBLIC(pub, 2 * len);
+    ec_secret_key(c, d, len, 11 + (unsigned)i, pub);
     RC_OK_VERDICT(gostx_gost3410_sign_with_k(c, d, len, e, len, k, len, sig, 2 * len), "gost3410 sign");
     CT_PUBLIC(sig, 2 * len);
     REQUIRE(gostx_gost3410_verify(c, pub, 2 * len, e, len, sig, 2 * len) == GOSTX_OK,
@@ -1289,10 +1295,7 @@ static void case_gost3410_keys(void) {
   for (size_t i = 0; i < EC_NCURVES; i++) {
     int c = ec_curves[i];
     size_t len = gostx_gost3410_size(c);
-    ec_scalar(d, len, 61 + (unsigned)i);
-    CT_SECRET(d, len);
-    RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
-    CT_PUBLIC(pub, 2 * len);
+    ec_secret_key(c, d, len, 61 + (unsigned)i, pub);
     RC_OK_VERDICT(gostx_gost3410_key_set_private(&k, c, d, len, NULL), "key_set_private");
     CT_PUBLIC(k.q, 2 * len);
     RC_OK_VERDICT(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER,
@@ -1318,14 +1321,11 @@ static void case_gost3410_streebog(void) {
   for (size_t i = 0; i < EC_NCURVES; i++) {
     int c = ec_curves[i];
     size_t len = gostx_gost3410_size(c);
-    ec_scalar(d, len, 41 + (unsigned)i);
     ec_scalar(d2, len, 51 + (unsigned)i);
     fill(e, len, 8);
     fill(ukm, sizeof ukm, 9);
     RC_OK(gostx_gost3410_public_key(c, d2, len, pub2, 2 * len), "gost3410 peer key");
-    CT_SECRET(d, len);
-    RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
-    CT_PUBLIC(pub, 2 * len);
+    ec_secret_key(c, d, len, 41 + (unsigned)i, pub);
     RC_OK_VERDICT(gostx_gost3410_sign(c, d, len, e, len, sig, 2 * len), "gost3410 hedged sign");
     CT_PUBLIC(sig, 2 * len);
     REQUIRE(gostx_gost3410_verify(c, pub, 2 * len, e, len, sig, 2 * len) == GOSTX_OK,

@@ -157,6 +157,18 @@ static void check_omac(int kind, const gostx_cipher *c, const uint8_t *p, const 
   if (!rc1) SAME(m1, m2, ml, "omac: streaming != one-shot");
 }
 
+/* in through gostx_mgm_update in the splitter's chunks into out, while rc
+ * stays 0 (the rc it ends with). */
+static int mgm_update_chunks(gostx_mgm_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out,
+                             struct splitter *sp, int rc) {
+  for (size_t pos = 0; !rc && pos < len;) {
+    size_t ch = next_chunk(sp, len - pos);
+    rc = gostx_mgm_update(ctx, in + pos, ch, out + pos);
+    pos += ch;
+  }
+  return rc;
+}
+
 static void check_mgm(int kind, const gostx_cipher *c, const uint8_t *p, const uint8_t *msg,
                       size_t len, struct splitter sp) {
   const size_t n = c->block_len, tl = 4 + p[1] % (n - 3);
@@ -174,11 +186,7 @@ static void check_mgm(int kind, const gostx_cipher *c, const uint8_t *p, const u
     rc2 = gostx_mgm_aad(&ctx, aad + pos, ch);
     pos += ch;
   }
-  for (size_t pos = 0; !rc2 && pos < plen;) {
-    size_t ch = next_chunk(&sp, plen - pos);
-    rc2 = gostx_mgm_update(&ctx, pt + pos, ch, got + pos);
-    pos += ch;
-  }
+  rc2 = mgm_update_chunks(&ctx, pt, plen, got, &sp, rc2);
   if (!rc2) rc2 = gostx_mgm_final_encrypt(&ctx, t2, tl);
   gostx_mgm_clear(&ctx);
   SAME_RC(rc1, rc2, "mgm: streaming and one-shot disagree on success");
@@ -191,11 +199,7 @@ static void check_mgm(int kind, const gostx_cipher *c, const uint8_t *p, const u
   rc2 = gostx_mgm_init(&ctx, c, 1, nonce, n);
   if (!rc2 && alen) rc2 = gostx_mgm_aad(&ctx, aad, alen);
   sp.i = 1;
-  for (size_t pos = 0; !rc2 && pos < plen;) {
-    size_t ch = next_chunk(&sp, plen - pos);
-    rc2 = gostx_mgm_update(&ctx, ref + pos, ch, got + pos);
-    pos += ch;
-  }
+  rc2 = mgm_update_chunks(&ctx, ref, plen, got, &sp, rc2);
   if (!rc2) rc2 = gostx_mgm_final_decrypt(&ctx, t1, tl);
   gostx_mgm_clear(&ctx);
   SAME_RC(rc2, 0, "mgm: streaming decrypt rejects");

@@ -69,6 +69,11 @@ void t_rand_bytes(uint8_t *p, size_t len);
  * blocks: 1, up to 3 blocks (0 included), up to 700, or all that is left,
  * each a quarter of the time; never more than left. */
 size_t t_rand_piece(size_t left, size_t n);
+/* msg through an OMAC context made ready (gostx_omac_init or
+ * gostx_omac_acpkm_init) in t_rand_piece's pieces, then its mac_len-byte
+ * MAC: the streaming side of an OMAC test. */
+void t_omac_pieces(gostx_omac_ctx *ctx, const uint8_t *msg, size_t len, size_t n, uint8_t *mac,
+                   size_t mac_len);
 
 /* What a test's waits and alarms are multiplied by on a busy or slow
  * machine (time_scale.c; never what it checks): GOSTX_TEST_TIME_SCALE, else

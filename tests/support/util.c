@@ -158,6 +158,16 @@ size_t t_rand_piece(size_t left, size_t n) {
   return k < left ? k : left;
 }
 
+void t_omac_pieces(gostx_omac_ctx *ctx, const uint8_t *msg, size_t len, size_t n, uint8_t *mac,
+                   size_t mac_len) {
+  for (size_t off = 0; off < len;) {
+    size_t k = t_rand_piece(len - off, n);
+    gostx_omac_update(ctx, msg + off, k);
+    off += k;
+  }
+  gostx_omac_final(ctx, mac, mac_len);
+}
+
 const gostx_gost89_key *t_gost89_key(const uint8_t *key, int sbox) {
   static gostx_gost89_key slots[8];
   static unsigned next;
