@@ -71,13 +71,13 @@ ip -n $NA addr add 10.99.0.1/32 dev gxfg0 && ip -n $NA link set gxfg0 up &&
   ip -n $NA route add 10.200.0.0/24 dev gxfg0 src 10.99.0.1
 
 # 1. the flood
-got=$(ip netns exec $NU timeout 60 python3 "$HERE/ike_flood.py" "$T/init.bin" 10.233.0.1 4500 "${srcs[@]}")
+got=$(ip netns exec $NU timeout $(bound 120) python3 "$HERE/ike_flood.py" "$T/init.bin" 10.233.0.1 4500 "${srcs[@]}")
 read -r _ answers _ cookies _ other <<<"$got"
 slots=$(tunnel_status $NA gw remote_user_slots)
 [ "${answers:-0}" -ge 1 ] && [ "$answers" -le $((slots / 2 + 1)) ] &&
   [ $((answers + cookies)) = $FLOOD ] && [ "$other" = 0 ] &&
   ok "$FLOOD sources: $answers taken half open (of $slots slots), $cookies asked for a COOKIE" ||
-  bad "the flood: $got (slots ${slots:-?})"
+  bad "the flood: $got (slots ${slots:-?}; dropped at the IKE queue: $(tunnel_counters $NA gw rx_ike_dropped))"
 
 # 2. a real user through it, the half-open ones still in their slots
 tunnel_start u1 $NU || { bad "the real user not up during the flood: $(tail -3 "$T/u1.log")"; finish; }

@@ -58,6 +58,23 @@ void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a) {
   }
 }
 
+int ike_queue_open(int pair[2]) {
+  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair)) {
+    cli_err("tunnel: IKE queue: %s", strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  /* A socketpair's datagrams wait against the writer's send buffer (no
+   * max_dgram_qlen between peers): the default 208 KiB held ~100 requests,
+   * so a burst of IKE_SA_INITs met while the thread was busy with its
+   * Diffie-Hellman lost the rest (CI, stop 91: 25 of a 300-source flood).
+   * As deep as the data socket's receive buffer in front of it; best
+   * effort, as there (tunnel_net.c). */
+  int buf = 4 << 20;
+  if (setsockopt(pair[1], SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf) < 0)
+    setsockopt(pair[1], SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
+  return 0;
+}
+
 ssize_t ike_pair_read(int fd, uint8_t *buf, size_t cap, gostx__ike_mgr_to *from) {
   struct sockaddr_storage src, dst;
   struct iovec iov[3] = {{&src, sizeof src}, {&dst, sizeof dst}, {buf, cap}};
@@ -412,10 +429,7 @@ int tunnel_ike_start(struct tunnel *t, int data_fd) {
   k->data_fd = data_fd;
   int rc = open_socket(k);
   if (!rc) local_by_route(k);
-  if (!rc && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, t->ike_pair)) {
-    cli_err("tunnel: IKE queue: %s", strerror(errno));
-    rc = CLI_EXIT_FAIL;
-  }
+  if (!rc) rc = ike_queue_open(t->ike_pair);
   if (!rc) atomic_store(&t->ike_on, 1);
   if (!rc && pthread_create(&k->thread, NULL, ike_run, k)) {
     cli_err("tunnel: cannot start the IKE thread");

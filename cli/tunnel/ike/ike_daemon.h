@@ -78,6 +78,9 @@ void ike_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int64_t ike_now_ms(void);
 void ike_addr_of(const struct sockaddr_storage *ss, gostx__ike_mgr_addr *a);
 void ike_with_port(struct sockaddr_storage *ss, unsigned port);
+/* The workers' queue to the IKE thread (t->ike_pair: [1] theirs, [0] the
+ * thread's), a few MiB deep: 0, or CLI_EXIT_FAIL after a line. */
+int ike_queue_open(int pair[2]);
 /* One datagram the workers handed over on fd (t->ike_pair[0]): its IKE
  * message into buf (at most cap octets), *from where it came from and
  * where it came to (from->at, when the workers knew it), encap set: the

@@ -744,10 +744,8 @@ int tunnel_ra_start(struct tunnel *t, int data_fd) {
   struct tunnel_ra *ra = t->ra;
   if (!ra) return 0;
   ra->data_fd = data_fd;
-  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, t->ike_pair)) {
-    cli_err("tunnel: IKE queue: %s", strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
+  int rc = ike_queue_open(t->ike_pair);
+  if (rc) return rc;
   atomic_store(&t->ike_on, 1);
   if (pthread_create(&ra->k.thread, NULL, ra_run, ra)) {
     cli_err("tunnel: cannot start the IKE thread");
