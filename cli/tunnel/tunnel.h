@@ -446,6 +446,9 @@ union tunnel_pktinfo_cmsg {
 };
 void tunnel_pktinfo_source(struct msghdr *h, union tunnel_pktinfo_cmsg *c, const uint8_t *ip,
                            size_t ip_len);
+/* The same cmsg appended after h's (h->msg_control has CMSG_SPACE of an
+ * in6_pktinfo free past msg_controllen); ip_len 0: nothing. */
+void tunnel_pktinfo_append(struct msghdr *h, const uint8_t *ip, size_t ip_len);
 /* "udp_gso on" / "udp_gro off (why)" / "tun_tso on" ... lines into f. */
 void tunnel_offloads_print(struct tunnel *t, FILE *f);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
@@ -565,15 +568,26 @@ void tun_gro_init(struct tunnel_worker *w, struct tunnel_gro *gro);
 void tun_write(struct tunnel_worker *w, struct tunnel_gro *gro, uint8_t *pkt, size_t len);
 void tun_flush(struct tunnel_worker *w, struct tunnel_gro *gro);
 
+/* The local address a datagram leaves from on a wildcard-bound socket:
+ * a gateway's user's, the one its IKE came to (len 4 or 16), so that its
+ * NAT sees the answers come from where it sent; len 0: the kernel's
+ * choice (the route's address). */
+struct tunnel_src {
+  uint8_t ip[16];
+  uint8_t len;
+};
 /* cli/tunnel/udp_offload.c: the UDP socket as datagrams, whatever its
  * offloads. Sends iov[0..n) (at most TUNNEL_BURST) to `to` (NULL: the
- * peer of the point-to-point tunnel), counted. */
+ * peer of the point-to-point tunnel) from src (NULL: the kernel's
+ * choice), counted. */
 void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n,
-              const struct sockaddr_storage *to, socklen_t to_len);
+              const struct sockaddr_storage *to, socklen_t to_len, const struct tunnel_src *src);
 /* b[0..n) after sealing, of which got were given numbers: the good ones
- * sent to `to` (NULL: the point-to-point peer), the rest counted dropped. */
+ * sent to `to` (NULL: the point-to-point peer) from src, the rest counted
+ * dropped. */
 void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n, unsigned got,
-                        const struct sockaddr_storage *to, socklen_t to_len);
+                        const struct sockaddr_storage *to, socklen_t to_len,
+                        const struct tunnel_src *src);
 /* One receive: up to TUNNEL_RX_BUFS buffers, each one datagram or a GRO
  * train of them. */
 struct udp_rx {

@@ -24,6 +24,7 @@ static void tab_free(struct tunnel_gw_tab *tab) {
   free(tab->by_spi);
   free(tab->out);
   free(tab->to);
+  free(tab->from);
   free(tab);
 }
 
@@ -66,8 +67,9 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tab_
     tab->by_spi = calloc(nspi ? nspi : 1, sizeof *tab->by_spi);
     tab->out = calloc(gw->nusers ? gw->nusers : 1, sizeof *tab->out);
     tab->to = calloc(gw->nusers ? gw->nusers : 1, sizeof *tab->to);
+    tab->from = calloc(gw->nusers ? gw->nusers : 1, sizeof *tab->from);
   }
-  if (p && v && tab && tab->by_spi && tab->out && tab->to) {
+  if (p && v && tab && tab->by_spi && tab->out && tab->to && tab->from) {
     size_t k = 0;
     for (size_t i = 0; i < gw->npeers; i++) {
       const struct tunnel_peer_config *c = slot_cfg(gw, i, ed);
@@ -98,6 +100,7 @@ static struct tunnel_gw_tab *tab_build(const struct tunnel *t, const struct tab_
           tab->by_spi[tab->nspi++] = (struct tunnel_peer_spi){us->in[j]->esp.spi, idx, us->in[j]};
       tab->out[u] = us->out;
       tab->to[u] = us->to;
+      tab->from[u] = us->from;
     }
     qsort(tab->by_spi, tab->nspi, sizeof *tab->by_spi, by_spi_cmp);
     tab->routes = tunnel_routes_build(p, v, n);
@@ -331,6 +334,7 @@ struct gw_run {
   struct tunnel_sa *sa;
   const struct sockaddr_storage *to;
   socklen_t to_len;
+  const struct tunnel_src *from; /* NULL: the kernel's choice */
 };
 
 void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
@@ -369,6 +373,7 @@ void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsig
     if (peer[i] >= gw->npeers) { /* a remote user's (its SAs from IKE) */
       u->sa = tab->out[peer[i] - gw->npeers];
       u->to = &tab->to[peer[i] - gw->npeers];
+      u->from = &tab->from[peer[i] - gw->npeers];
     }
     uint64_t first = 0;
     if (u->sa) first = tunnel_sa_number(u->sa, &u->p->sf, u->n, &u->got);
@@ -394,7 +399,7 @@ void tunnel_gw_seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsig
       if (!b[x].status) ok++, bytes += b[x].len;
     TUNNEL_ADD(u->p->tx_packets, ok);
     TUNNEL_ADD(u->p->tx_bytes, bytes);
-    tunnel_send_sealed(w, b + u->i, u->n, u->got, u->to, u->to_len);
+    tunnel_send_sealed(w, b + u->i, u->n, u->got, u->to, u->to_len, u->from);
   }
   tunnel_sa_leave(w);
 }
@@ -828,10 +833,12 @@ int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi) {
   return sa ? 0 : -1;
 }
 
-void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to) {
+void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to,
+                           const struct tunnel_src *from) {
   pthread_mutex_lock(&t->gw->lock);
   struct tunnel_gw_user *us = &t->gw->users[u];
   us->to = *to;
+  us->from = *from;
   /* the tables anew only when the workers send to it (an IKE_SA_INIT's
    * new slot waits for its first SA: a flood of them costs no grace) */
   if (us->out) (void)publish(t);

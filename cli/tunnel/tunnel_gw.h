@@ -58,6 +58,7 @@ struct tunnel_gw_tab {
   struct tunnel_peer_spi *by_spi;
   struct tunnel_sa **out;        /* nusers */
   struct sockaddr_storage *to;   /* nusers */
+  struct tunnel_src *from;       /* nusers */
 };
 
 /* A remote user's slot (the IKE thread's, under gw->lock): what the next
@@ -68,6 +69,7 @@ struct tunnel_gw_user {
   struct tunnel_sa *out;
   struct tunnel_sa *in[TUNNEL_SA_IN_MAX];
   struct sockaddr_storage to;
+  struct tunnel_src from; /* the address its IKE came to (a wildcard local's) */
   uint64_t rekeys; /* outbound switches after the first */
   char id[256];    /* its ID as text (status) */
   /* a site's slot: its [peer] section (the IKE side's copy, alive until
@@ -91,13 +93,14 @@ struct tunnel_gw {
 /* The remote users' side (ike/ike_gateway.c calls them, one thread): user
  * u's inbound SA linked (0, or -1: TUNNEL_SA_IN_MAX live, or its SPI an
  * inbound SPI of the gateway's already; sa then the caller's), its outbound SA switched to (NULL: none; the one before
- * freed), an inbound SA retired (-1: none of spi), its outer address, its
- * inner address from the next table on; clear: all of it gone, its
+ * freed), an inbound SA retired (-1: none of spi), its outer address (and
+ * ours it sends from: from), its inner address from the next table on; clear: all of it gone, its
  * counters zeroed for the next user. */
 int tunnel_gw_user_add_in(struct tunnel *t, size_t u, struct tunnel_sa *sa);
 void tunnel_gw_user_switch(struct tunnel *t, size_t u, struct tunnel_sa *out);
 int tunnel_gw_user_retire_in(struct tunnel *t, size_t u, uint32_t spi);
-void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to);
+void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_storage *to,
+                           const struct tunnel_src *from);
 void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const char *id);
 void tunnel_gw_user_clear(struct tunnel *t, size_t u);
 /* Site slot u (the IKE thread, its SAs cleared) taken by the section

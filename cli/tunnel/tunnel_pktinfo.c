@@ -44,6 +44,13 @@ int tunnel_pktinfo_dest(struct msghdr *h, unsigned port, struct sockaddr_storage
 void tunnel_pktinfo_source(struct msghdr *h, union tunnel_pktinfo_cmsg *c, const uint8_t *ip,
                            size_t ip_len) {
   if (ip_len != 4 && ip_len != 16) return;
+  h->msg_control = c->buf;
+  h->msg_controllen = 0;
+  tunnel_pktinfo_append(h, ip, ip_len);
+}
+
+void tunnel_pktinfo_append(struct msghdr *h, const uint8_t *ip, size_t ip_len) {
+  if (ip_len != 4 && ip_len != 16) return;
   /* ifindex 0 in both: the route to the peer picks the device */
   struct in_pktinfo p4;
   struct in6_pktinfo p6;
@@ -52,10 +59,10 @@ void tunnel_pktinfo_source(struct msghdr *h, union tunnel_pktinfo_cmsg *c, const
   memcpy(ip_len == 4 ? (void *)&p4.ipi_spec_dst : (void *)&p6.ipi6_addr, ip, ip_len);
   const void *pi = ip_len == 4 ? (const void *)&p4 : (const void *)&p6;
   const size_t n = ip_len == 4 ? sizeof p4 : sizeof p6;
-  memset(c, 0, sizeof *c);
-  h->msg_control = c->buf;
-  h->msg_controllen = CMSG_SPACE(n);
-  struct cmsghdr *m = CMSG_FIRSTHDR(h);
+  /* msg_controllen stays a sum of CMSG_SPACEs: the next header aligned */
+  struct cmsghdr *m = (struct cmsghdr *)(void *)((char *)h->msg_control + h->msg_controllen);
+  memset(m, 0, CMSG_SPACE(n));
+  h->msg_controllen += CMSG_SPACE(n);
   m->cmsg_level = ip_len == 4 ? IPPROTO_IP : IPPROTO_IPV6;
   m->cmsg_type = ip_len == 4 ? IP_PKTINFO : IPV6_PKTINFO;
   m->cmsg_len = CMSG_LEN(n);

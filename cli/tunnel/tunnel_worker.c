@@ -34,7 +34,7 @@ static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsi
   }
   unsigned got; /* statuses below */
   TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(w, b, n));
-  tunnel_send_sealed(w, b, n, got, NULL, 0);
+  tunnel_send_sealed(w, b, n, got, NULL, 0, NULL);
   return 0;
 }
 

@@ -15,21 +15,23 @@
 
 #include "tunnel.h"
 
-/* A UDP_SEGMENT cmsg: the segment size of a GSO send. */
+/* A send's cmsgs: a UDP_SEGMENT (the segment size of a GSO send) and an
+ * IP_PKTINFO or IPV6_PKTINFO (the source, tunnel_src). */
 /* (aligned as a cmsghdr without holding one: its flexible array member
  * would make arrays of these non-ISO) */
-union gso_cmsg {
-  _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(uint16_t))];
+union tx_cmsg {
+  _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(uint16_t)) +
+                                    CMSG_SPACE(sizeof(struct in6_pktinfo))];
 };
 
-/* The messages that send the datagrams iov[0..n) to `to`: with gso,
- * each run of datagrams of one size (its last one may be shorter, as UDP
- * GSO allows) in one message whose UDP_SEGMENT cmsg has the kernel cut it
- * into those datagrams again; without, one datagram per message. cnt[k]:
- * the datagrams of message k. The count of messages. */
-static unsigned tx_messages(const struct sockaddr_storage *to, socklen_t to_len, struct iovec *iov,
-                            unsigned n, int gso, struct mmsghdr *msgs, unsigned *cnt,
-                            union gso_cmsg *ctl) {
+/* The messages that send the datagrams iov[0..n) to `to` from src: with
+ * gso, each run of datagrams of one size (its last one may be shorter, as
+ * UDP GSO allows) in one message whose UDP_SEGMENT cmsg has the kernel cut
+ * it into those datagrams again; without, one datagram per message.
+ * cnt[k]: the datagrams of message k. The count of messages. */
+static unsigned tx_messages(const struct sockaddr_storage *to, socklen_t to_len,
+                            const struct tunnel_src *src, struct iovec *iov, unsigned n, int gso,
+                            struct mmsghdr *msgs, unsigned *cnt, union tx_cmsg *ctl) {
   unsigned m = 0;
   for (unsigned i = 0; i < n; m++) {
     size_t seg = iov[i].iov_len, total = seg;
@@ -44,16 +46,19 @@ static unsigned tx_messages(const struct sockaddr_storage *to, socklen_t to_len,
     h->msg_namelen = to_len;
     h->msg_iov = &iov[i];
     h->msg_iovlen = j - i;
+    h->msg_control = ctl[m].buf;
     if (j - i > 1) {
-      h->msg_control = ctl[m].buf;
-      h->msg_controllen = sizeof ctl[m].buf;
+      h->msg_controllen = CMSG_SPACE(sizeof(uint16_t));
       struct cmsghdr *c = CMSG_FIRSTHDR(h);
+      memset(c, 0, CMSG_SPACE(sizeof(uint16_t)));
       c->cmsg_level = SOL_UDP;
       c->cmsg_type = UDP_SEGMENT;
       c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
       uint16_t s = (uint16_t)seg;
       memcpy(CMSG_DATA(c), &s, sizeof s);
     }
+    if (src) tunnel_pktinfo_append(h, src->ip, src->len);
+    if (!h->msg_controllen) h->msg_control = NULL;
     cnt[m] = j - i;
     i = j;
   }
@@ -88,7 +93,7 @@ void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to) {
 }
 
 void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n,
-              const struct sockaddr_storage *to, socklen_t to_len) {
+              const struct sockaddr_storage *to, socklen_t to_len, const struct tunnel_src *src) {
   struct tunnel *t = w->t;
   if (!to) {
     peer_refresh(w);
@@ -97,8 +102,8 @@ void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n,
   }
   struct mmsghdr msgs[TUNNEL_BURST];
   unsigned cnt[TUNNEL_BURST];
-  union gso_cmsg ctl[TUNNEL_BURST];
-  unsigned m = tx_messages(to, to_len, iov, n,
+  union tx_cmsg ctl[TUNNEL_BURST];
+  unsigned m = tx_messages(to, to_len, src, iov, n,
                            atomic_load_explicit(&t->udp_gso, memory_order_relaxed), msgs, cnt, ctl);
   unsigned done = 0, sent = 0; /* messages, datagrams */
   while (done < m) {
@@ -111,8 +116,8 @@ void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n,
        * this message and the rest again, one datagram each */
       if ((errno == EIO || errno == EINVAL || errno == EMSGSIZE) && cnt[done] > 1) {
         gso_refused(t, errno);
-        m = done + tx_messages(to, to_len, iov + sent, n - sent, 0, msgs + done, cnt + done,
-                               ctl + done);
+        m = done + tx_messages(to, to_len, src, iov + sent, n - sent, 0, msgs + done,
+                               cnt + done, ctl + done);
         continue;
       }
       if (errno == EAGAIN || errno == ENOBUFS) {
@@ -204,7 +209,8 @@ int udp_rx_dest(struct tunnel_worker *w, struct udp_rx *rx, struct sockaddr_stor
 }
 
 void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n, unsigned got,
-                        const struct sockaddr_storage *to, socklen_t to_len) {
+                        const struct sockaddr_storage *to, socklen_t to_len,
+                        const struct tunnel_src *src) {
   struct iovec iov[TUNNEL_BURST];
   if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
   unsigned ready = 0;
@@ -218,5 +224,5 @@ void tunnel_send_sealed(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n
     ready++;
     TUNNEL_ADD(w->c.tx_bytes, b[i].len);
   }
-  TUNNEL_TIMED(w, ns_udp_send, udp_send(w, iov, ready, to, to_len));
+  TUNNEL_TIMED(w, ns_udp_send, udp_send(w, iov, ready, to, to_len, src));
 }

@@ -19,7 +19,8 @@
 #    its keepalives to them), and user 4 asks the gateway at its address on
 #    user 2's link (10.231.12.1, routed through 10.231.11.1) and is
 #    answered from there (its IKE takes datagrams from that address only:
-#    before, the answers went from 10.231.11.1, and it never came up);
+#    before, the answers went from 10.231.11.1, and it never came up), its
+#    ESP too (counted in its namespace: before, from 10.231.11.1);
 # 2. a user with a valid certificate but a CN outside the pattern is
 #    refused, and the gateway's log says why (its ID matches no remote_id
 #    pattern); user 5's ID with a PSK not its own is refused;
@@ -186,6 +187,32 @@ for i in 1 2 3 4 5; do
   [ "$(answered $ns $a 10.1.0.1)" = 3 ] && ok "user $i ($a) pings site 1 through the gateway" ||
     bad "user $i's pings to site 1"
 done
+# user 4's ESP leaves the gateway from the address its IKE went to
+# (10.231.12.1), as its IKE answers do: a NAT in front of a user passes
+# nothing from another (until 2026-11-30 the ESP left from the route's
+# address, 10.231.11.1, and user 4 took it only because a point-to-point
+# end takes its SA's ESP from anywhere)
+ip netns exec $U1 nft -f - <<EOF || bad "user 4's counters"
+table ip gxresp {
+  counter asked {}
+  counter other {}
+  chain in {
+    type filter hook input priority 0;
+    udp dport 4501 ip saddr 10.231.12.1 udp sport 4500 counter name asked
+    udp dport 4501 ip saddr != 10.231.12.1 counter name other
+  }
+}
+EOF
+n=$(answered $U1 $ADDR_4 10.99.0.1)
+# and 1 MiB over TCP to it: runs of full datagrams, sent as GSO messages
+head -c 1048576 /dev/urandom >"$T/file"
+tunnel_tcp_through $NA $U1 $ADDR_4 && x=whole || x="not whole"
+# (bytes: the gateway's GSO messages cross the veth as one skb each)
+cnt() { ip netns exec $U1 nft list counter ip gxresp $1 | awk '/bytes/ {print $4}'; }
+[ "$n" = 3 ] && [ "$x" = whole ] && [ "$(cnt asked)" -ge 1048576 ] && [ "$(cnt other)" = 0 ] &&
+  ok "user 4's ESP from 10.231.12.1, where its IKE went: $(cnt asked) bytes (3 pings, 1 MiB over TCP), none from elsewhere" ||
+  bad "user 4's ESP: $n pings answered, 1 MiB $x, $(cnt asked) bytes from 10.231.12.1, $(cnt other) from another address"
+ip netns exec $U1 nft delete table ip gxresp
 # no NAT here: each user's detection says so, the gateway's saw none in
 # front of itself
 nonat=$(for i in 1 2 3 4 5; do grep -q 'NAT detection: no NAT$' "$T/u$i.log" && echo $i; done)

@@ -101,6 +101,7 @@ struct tunnel_ra {
   struct ra_user *users; /* t->gw->nusers; mgr NULL: free */
   int data_fd; /* k.thread: the thread */
   gostx__ike_mgr_event ev;
+  gostx__ike_mgr_addr in_at; /* where in's datagram came to (ip_len 0: not known) */
   uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
 };
 
@@ -166,15 +167,19 @@ static void sockaddr_of(const gostx__ike_mgr_addr *a, struct sockaddr_storage *s
 
 /* Where the user's ESP goes: its manager's word, at its IKE SA's
  * establishment and when an authenticated new message came from another
- * address (a NAT's new mapping, mgr_live.c's peer_moved): its IKE is there
- * too from now on (its log lines' address). */
+ * address (a NAT's new mapping, mgr_live.c's peer_moved), in that
+ * message's input: its IKE is there too (its log lines' address), and the
+ * ESP leaves from where the message came to (a wildcard local's address:
+ * a NAT in front of the user passes only answers from there). */
 static void dp_peer_set(void *ctx, const gostx__ike_mgr_addr *to) {
   struct ra_user *u = ctx;
   u->src = *to;
   gostx__ike_mgr_addr_text(to, u->at);
   struct sockaddr_storage ss;
   sockaddr_of(to, &ss);
-  tunnel_gw_user_set_to(u->ra->t, u->idx, &ss);
+  struct tunnel_src from = {.len = u->ra->in_at.ip_len};
+  memcpy(from.ip, u->ra->in_at.ip, sizeof from.ip);
+  tunnel_gw_user_set_to(u->ra->t, u->idx, &ss, &from);
 }
 
 static uint64_t dp_data_sent(void *ctx) {
@@ -296,9 +301,7 @@ static int user_new(struct tunnel_ra *ra, size_t i, const gostx__ike_mgr_addr *s
                                 dp_peer_set,  dp_data_sent};
   u->mgr = gostx__ike_mgr_new(&set, &dp);
   if (!u->mgr) return -1;
-  struct sockaddr_storage ss;
-  sockaddr_of(src, &ss);
-  tunnel_gw_user_set_to(ra->t, i, &ss);
+  dp_peer_set(u, src);
   return 0;
 }
 
@@ -339,12 +342,13 @@ static void drain(struct ra_user *u, int64_t now) {
   else if (!u->up && (!n || now - u->born_ms > RA_HALF_OPEN_MS)) user_free(u, NULL);
 }
 
-static void receive(struct tunnel_ra *ra, int64_t now) {
+static void receive_one(struct tunnel_ra *ra, int64_t now) {
   /* from.at: where it came to (a wildcard local's NAT detection hashes it) */
   gostx__ike_mgr_to from;
   const ssize_t r = ike_pair_read(ra->t->ike_pair[0], ra->in, sizeof ra->in, &from);
   if (r < 28 || from.addr.ip_len != 4) return;
   const size_t len = (size_t)r;
+  ra->in_at = from.at;
   const long v = gostx__ike_table_checkout(ra->tab, ra->in, len, &from.addr);
   struct ra_user *u = v >= 0 && ra->users[v].mgr ? &ra->users[v] : NULL;
   static const uint8_t zero[8];
@@ -390,6 +394,11 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
   if (!u) return; /* of no user here: nothing to tell (the managers answer their own) */
   gostx__ike_mgr_input(u->mgr, ra->in, len, &from, now);
   drain(u, now);
+}
+
+static void receive(struct tunnel_ra *ra, int64_t now) {
+  receive_one(ra, now);
+  ra->in_at.ip_len = 0; /* dp_peer_set outside a datagram's input: not known */
 }
 
 /* At shutdown: each user's IKE SA deleted (the manager's bye), the
