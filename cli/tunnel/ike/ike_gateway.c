@@ -2,11 +2,12 @@
  * keying = ikev2, docs/TUNNEL.md "An IKEv2 site") and its [pool]
  * section's remote users ("Remote users"), keyed by IKEv2 on the data port.
  *
- * A site is a slot of its own (of the first nsites; ike_sites.c keeps
- * them: its settings, SIGHUP's changes, the managers of those that start
- * their IKE SA themselves), its manager made by an IKE_SA_INIT from its
- * peer address when it has none; its Child SAs come and go in the tables
- * as a user's do. The rest is the users':
+ * A site is a slot of its own (of the first nsites; ike_sites.c makes
+ * them: their settings, SIGHUP's plans), its manager made by an
+ * IKE_SA_INIT from its peer address when it has none, or, with
+ * ike_initiate = yes in its section, here as soon as it has none
+ * (sites_start: it then starts the IKE SA); its Child SAs come and go in
+ * the tables as a user's do. The rest is the users':
  *
  * One thread, and one lib/ike manager per user (per outer address and
  * port: many users behind one NAT are told apart by their ports), each a
@@ -256,6 +257,12 @@ static void send_one(struct tunnel_ra *ra, const gostx__ike_mgr_event *ev) {
   if (ike_sendmsg(ra->data_fd, &h, &ev->to)) ike_say("send: %s", strerror(errno));
 }
 
+/* Whether slot i is a site's that we start (ike_initiate = yes in its
+ * section). */
+static int starts(const struct tunnel_ra *ra, size_t i) {
+  return i < ra->t->gw->nsites && ra->sites[i] && ra->sites[i]->k.set.initiate;
+}
+
 /* What u's manager asks, done; its IKE SAs as the table's keys of u (a
  * rekey's new SPIs, a source its manager moved to); then whether its IKE
  * SA is gone, or it holds none yet (an IKE_SA_INIT refused, IKE_AUTH
@@ -275,7 +282,8 @@ static void drain(struct ra_user *u, int64_t now) {
   gostx__ike_mgr_shown_get(u->mgr, &u->shown);
   if (u->shown.state == 2) u->up = 1;
   if (u->up && u->shown.state != 2) user_free(u, "its IKE SA is gone: out of the tables");
-  else if (!u->up && (!n || now - u->born_ms > RA_HALF_OPEN_MS)) user_free(u, NULL);
+  else if (!u->up && !starts(ra, u->idx) && (!n || now - u->born_ms > RA_HALF_OPEN_MS))
+    user_free(u, NULL); /* a site that we start keeps trying: its manager's clocks */
 }
 
 static void receive(struct tunnel_ra *ra, int64_t now) {
@@ -326,6 +334,12 @@ static void receive(struct tunnel_ra *ra, int64_t now) {
     }
     u = &ra->users[i];
   }
+  /* of no SA in the table, from a site's address: its manager's, when it
+   * has one (the answer to our IKE_SA_INIT, whose SPIr the table does not
+   * know yet; the site's word that it lost our SA), which takes what is
+   * its own as the point-to-point tunnel's takes all from its peer */
+  const size_t site = u ? ra->t->gw->nsites : site_at(ra, &from.addr);
+  if (site < ra->t->gw->nsites && ra->users[site].mgr) u = &ra->users[site];
   if (!u) return; /* of no user here: nothing to tell (the managers answer their own) */
   gostx__ike_mgr_input(u->mgr, ra->in, len, &from, now);
   drain(u, now);
@@ -430,12 +444,41 @@ static void take_plan(struct tunnel_ra *ra, int64_t now) {
   atomic_store(&pl->done, 1);
 }
 
+/* How long before a site we start is tried again when its manager could
+ * not be made (no memory) */
+#define RA_SITE_RETRY_MS 2000
+
+/* The sites we start (ike_initiate = yes) holding no manager (at the
+ * start, once a SIGHUP added or changed one, once its IKE SA is gone)
+ * given one toward their peer address: it sends its IKE_SA_INIT at its
+ * first tick, and again by its own clocks as the point-to-point tunnel's
+ * initiator does (its retransmissions, 2 s after one that failed, 10 s
+ * after yielding to the site's own; at once once the installed one is
+ * gone, or on the site's word that it lost it). With a wildcard local,
+ * our address toward it looked up first (NAT detection hashes it). */
+static void sites_start(struct tunnel_ra *ra, int64_t now) {
+  for (size_t i = 0; i < ra->t->gw->nsites; i++) {
+    struct ra_site *st = ra->sites[i];
+    if (!starts(ra, i) || ra->users[i].mgr || now < st->start_ms) continue;
+    if (!st->routed && ra->t->pktinfo)
+      (void)ike_local_toward(&st->k.set, &st->p.peer, st->p.peer_len, ra->t->cfg.local_s,
+                             st->p.peer_s);
+    st->routed = 1;
+    if (user_new(ra, i, &st->at, now)) {
+      ike_say("[peer %s]: out of memory: its IKE SA not started (again in %d s)", st->p.name,
+              RA_SITE_RETRY_MS / 1000);
+      st->start_ms = now + RA_SITE_RETRY_MS;
+    }
+  }
+}
+
 static void *ra_run(void *arg) {
   struct tunnel_ra *ra = arg;
   while (!atomic_load(&ra->t->stop)) {
     int64_t now = ike_now_ms();
     take_crls(ra);
     take_plan(ra, now);
+    sites_start(ra, now);
     int wait = 200;
     for (size_t i = 0; i < ra->t->gw->nusers; i++) {
       struct ra_user *u = &ra->users[i];

@@ -42,7 +42,9 @@ static int site_new(struct tunnel *t, const struct tunnel_peer_config *c, struct
   s->data_local = s->local;
   s->on_data_port = 1; /* as the users': IKE behind the marker from IKE_SA_INIT on */
   s->any_source = 1;   /* its NAT may move it */
-  s->initiate = 0;     /* the site starts it (docs/TUNNEL.md) */
+  /* s->initiate: ike_initiate's (ike_settings), with the gateway's IKE to
+   * its peer address and port, behind the marker (the site's ike_port is
+   * its data port) */
   s->peer_text = st->p.peer_s;
   for (size_t j = 0; j < c->nts; j++) {
     st->ts[j].ip_len = c->ts[j].family == 4 ? 4 : 16;
@@ -56,8 +58,8 @@ static int site_new(struct tunnel *t, const struct tunnel_peer_config *c, struct
 }
 
 void ra_site_say(const struct ra_site *st, const char *how) {
-  ike_say("[peer %s]: %sIKEv2 from %s on the data port, its ID %s, by %s", st->p.name, how,
-          st->p.peer_s, st->ike.remote_id.text,
+  ike_say("[peer %s]: %sIKEv2 %s %s on the data port, its ID %s, by %s", st->p.name, how,
+          st->k.set.initiate ? "started here to" : "from", st->p.peer_s, st->ike.remote_id.text,
           st->ike.ike_auth == TUNNEL_IKE_PSK ? "PSK" : "certificate");
 }
 
