@@ -605,10 +605,11 @@ static int is_peer_setting(const char *name) {
 
 /* What a [peer NAME] section of keying = ikev2 may set besides peer and
  * remote_ts (docs/TUNNEL.md, "An IKEv2 site"): the site's IKE, its
- * authentication its own (psk, or cert, key and ca); remote_id, peer and
- * remote_ts required. */
+ * authentication its own (psk, or cert, key and ca), whether the gateway
+ * starts it too (ike_initiate; on the data port, to the site's peer
+ * address); remote_id, peer and remote_ts required. */
 static const char *const site_settings[] = {
-    "keying",     "remote_id",   "local_id",      "psk",          "cert",
+    "keying",     "remote_id",   "local_id",      "psk",          "cert",    "ike_initiate",
     "key",        "key_pass",    "ca",            "crl",          "revocation",
     "transforms", "rekey_seconds", "rekey_bytes", "ike_rekey_seconds", "dpd_seconds",
     "nat_keepalive_seconds", "fragmentation", "fragment_size"};
@@ -648,8 +649,8 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   while (i < NSETTINGS && strcmp(k, settings[i].name)) i++;
   if (i == NSETTINGS) return cli_usage("%s:%u: unknown setting '%s'", at->path, at->line, k);
   if (in_peer && !is_peer_setting(k) && !is_site_setting(k) && settings[i].only == ONLY_IKE)
-    return cli_usage("%s:%u: %s is no setting of a [peer] section (the gateway answers an IKEv2 "
-                     "site's IKE on its data port: the site starts it)",
+    return cli_usage("%s:%u: %s is no setting of a [peer] section (the gateway's IKE with an "
+                     "IKEv2 site is on its data port, to and from the site's peer address)",
                      at->path, at->line, k);
   if (in_peer && !is_peer_setting(k) && !is_site_setting(k))
     return cli_usage("%s:%u: %s is a setting of the whole gateway: give it before the first "

@@ -422,5 +422,13 @@ expect 2 "\[pool k\]: pool 10.201.0.0/24 overlaps peer s's remote_ts 10.201.0.0/
   "$(gw; TS=10.201.0.0/16 site; psk_pool)"
 expect 2 "c.conf:4: \[peer s\]: an IKEv2 peer needs IPv4 addresses" \
   "$(gw | sed 's|^local = .*|local = [::1]:45999|; /^\[peer a\]/,$d'; site | sed 's|^peer = .*|peer = [::1]:4500|')"
-expect 2 "c.conf:29: ike_initiate is no setting of a \[peer\] section (the gateway answers" "$(gw; site | sed '1a ike_initiate = yes')"
+# ike_initiate = yes in a site's section: the gateway starts its IKE SA
+# too (refused before 2026-11-30, "ike_initiate is no setting of a [peer]
+# section"); what stays the gateway's own (its IKE on the data port) refused
+ARGS=--new-keys expect 0 '' "$(gw; site | sed '1a ike_initiate = yes')"
+ARGS=--new-keys expect 0 '' "$(gw; site | sed '1a ike_initiate = no'; TS=10.8.0.0/16 site t 21 | sed '1a ike_initiate = yes')"
+expect 2 "c.conf:29: ike_port is no setting of a \[peer\] section (the gateway's IKE with an IKEv2 site is on its data port" \
+  "$(gw; site | sed '1a ike_port = 4501')"
+expect 2 "c.conf:29: encap is no setting of a \[peer\] section" "$(gw; site | sed '1a encap = yes')"
+expect 2 "c.conf:12: \[peer a\]: ike_initiate is a setting of an IKEv2 peer" "$(gw | sed '11a ike_initiate = yes')"
 finish

@@ -24,7 +24,11 @@
 #    and sends from it;
 # 5. s3 added back with a crl line, then revoked in it and SIGHUP: its IKE
 #    SA deleted (the site's own CRLs read again), its next refused; 16
-#    sites more than the free slots: refused whole.
+#    sites more than the free slots: refused whole;
+# 6. [peer s5] with ike_initiate = yes, site 5 only answering: added by
+#    SIGHUP, started by the gateway; killed and restarted, stopped and
+#    restarted: up again each time by the gateway's doing. (s3's section
+#    says ike_initiate = yes too, as site 3 does: both start it, one SA.)
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +80,7 @@ cert = $T/gw.pem
 key = $T/gw.key
 ca = $T/ca.pem
 remote_ts = 10.3.0.0/16
+ike_initiate = yes
 EOF
 cat >"$T/s2.conf" <<EOF
 local = 10.231.21.2:4500
@@ -122,6 +127,14 @@ for s in "1 $NB 10.1.0.1 10.2.0.1" "2 $S2 10.2.0.1 10.1.0.1"; do
 done
 [ "$(answered $S2 10.3.0.1 10.99.0.1)" = 3 ] && ok "site 3 (certificates) pings the gateway's host" ||
   bad "site 3's pings to the gateway: $(tail -3 "$T/s3.log")"
+# s3's section says ike_initiate = yes, as site 3's own config does: the
+# gateway started it at its start (before site 3 ran), and the two
+# settled on one IKE SA
+grep -qF '[peer s3]: IKEv2 started here to 10.231.21.2:4501 on the data port' "$T/gw.log" &&
+  grep -qF 'IKE_SA_INIT to 10.231.21.2:4501 (initiator)' "$T/gw.log" &&
+  [ "$(tunnel_status $S2 s3 ike_sa)" = established ] &&
+  ok "site 3, started by both: settled ($(grep -h 'both sides initiate' "$T/gw.log" "$T/s3.log" | head -1 | sed 's/.*ike: //'))" ||
+  bad "site 3 started by the gateway too: $(grep 'peer s3\|4501' "$T/gw.log" | head -5)"
 
 # 2. a source outside site 2's remote_ts: dropped and counted
 ip -n $S2 addr add 10.1.0.9/32 dev gxss2
@@ -262,6 +275,54 @@ hup_gw && grep -q '\[peer x16\]: no free slot for an IKEv2 peer' "$T/gw.log" &&
   [ "$(answered $S2 10.2.0.1 10.99.0.1)" = 3 ] && ok "SIGHUP, 16 sites more than the free slots: refused, all kept" ||
   bad "SIGHUP past the free slots: $(tail -3 "$T/gw.log")"
 mv "$T/gw.conf.before" "$gw_conf"
+# 6. a site the gateway starts (ike_initiate = yes in [peer s5]) whose own
+# tunnel only answers (ike_initiate = no): added by SIGHUP, it comes up
+# and pings; killed and started again (the gateway's SA dead to it: its
+# DPD, 2 s, is answered INVALID_IKE_SPI), and stopped (its Delete) and
+# started again, the gateway brings it up again by itself. Before
+# 2026-11-30 the config reader refused ike_initiate in a site's section.
+sed "s|^local = .*|local = 10.231.21.2:4503|; s|^ike_port = .*|ike_port = 4503|; s|gxss2|gxss5|
+  s|s2\.|s5.|g; s|^ike_initiate = .*|ike_initiate = no|; /^rekey_seconds/d" "$T/s2.conf" >"$T/s5.conf"
+# s5_run: site 5 started, waiting for the gateway (its "up" line comes with
+# the keys); s5_up N: its Nth "up" line within the bound, its host
+# 10.6.0.1 and routes on its device
+s5_run() {
+  ip netns exec $S2 "$G" tunnel -c "$T/s5.conf" 2>>"$T/s5.log" </dev/null >/dev/null &
+  PID_s5=$!
+  PIDS+=($!)
+  for _ in $(seq $(bound 100)); do grep -q 'listening on port 4503' "$T/s5.log" 2>/dev/null && break; sleep 0.05; done
+}
+s5_up() {
+  for _ in $(seq $(bound 200)); do [ "$(grep -c ' up, ' "$T/s5.log")" -ge $1 ] && break; sleep 0.1; done
+  [ "$(grep -c ' up, ' "$T/s5.log")" -ge $1 ] || return 1
+  ip -n $S2 addr add 10.6.0.1/32 dev gxss5
+  ip -n $S2 rule add from 10.6.0.1 lookup 106 2>/dev/null
+  ip -n $S2 route add 10.99.0.0/16 dev gxss5 src 10.6.0.1 table 106
+}
+ip -n $NA route add 10.6.0.0/16 dev $GW_DEV src 10.99.0.1
+s5_sect=$(psk_site s5 4503 10.6.0.0/16) # its PSK file first
+s5_run
+printf '\n%s\n' "$s5_sect" "ike_initiate = yes" "dpd_seconds = 2" >>"$gw_conf"
+hup_gw && grep -q 'reload: .*IKEv2: 1 added, 0 changed, 0 removed)' "$T/gw.log" &&
+  grep -qF '[peer s5]: added by SIGHUP: IKEv2 started here to 10.231.21.2:4503' "$T/gw.log" &&
+  s5_up 1 && [ "$(answered $S2 10.6.0.1 10.99.0.1)" = 3 ] &&
+  [ "$(tunnel_status $S2 s5 ike_role)" = responder ] &&
+  [ "$(tunnel_status $S2 s5 ike_remote)" = 10.231.21.1:4500 ] &&
+  ok "site 5 (it only answers), added by SIGHUP: started by the gateway from its data port, pings" ||
+  bad "site 5 added: gw: $(grep 's5\|4503' "$T/gw.log" | tail -3) s5: $(tail -3 "$T/s5.log")"
+kill -KILL $PID_s5
+wait $PID_s5 2>/dev/null
+s5_run
+s5_up 2 && [ "$(answered $S2 10.6.0.1 10.99.0.1)" = 3 ] &&
+  ok "site 5 killed and started again: the gateway brought it up again" ||
+  bad "site 5 after its restart: gw: $(grep 's5\|4503' "$T/gw.log" | tail -4) s5: $(tail -3 "$T/s5.log")"
+tunnel_stop $PID_s5
+want='peer s5 at 10.231.21.2:4503: its IKE SA is gone: out of the tables'
+for _ in $(seq $(bound 50)); do grep -qF "$want" "$T/gw.log" && break; sleep 0.1; done
+s5_run
+grep -qF "$want" "$T/gw.log" && s5_up 3 && [ "$(answered $S2 10.6.0.1 10.99.0.1)" = 3 ] &&
+  ok "site 5 stopped (its IKE SA deleted) and started again: up again, started by the gateway" ||
+  bad "site 5 after its stop: gw: $(grep 's5\|4503' "$T/gw.log" | tail -4) s5: $(tail -3 "$T/s5.log")"
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi

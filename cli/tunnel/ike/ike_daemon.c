@@ -231,32 +231,39 @@ static int open_socket(struct tunnel_ike *k) {
 /* A wildcard local, as initiator: our IKE_SA_INIT's NAT detection hashes
  * the address the kernel sends to the peer from (the route's: what a
  * socket connected to the peer is given), not the wildcard, which the
- * peer would take for a NAT in front of us. Looked up once, at the start;
- * as responder each request's own destination is hashed. */
-static void local_by_route(struct tunnel_ike *k) {
-  const struct tunnel_config *cfg = &k->t->cfg;
-  if (!k->t->pktinfo || !cfg->ike_initiate) return;
+ * peer would take for a NAT in front of us. Looked up once, at the start
+ * (a gateway's site: before its first IKE_SA_INIT); as responder each
+ * request's own destination is hashed. */
+int ike_local_toward(gostx__ike_mgr_settings *set, const struct sockaddr_storage *peer,
+                     socklen_t peer_len, const char *local_s, const char *peer_s) {
   struct sockaddr_storage a;
   socklen_t alen = sizeof a;
-  const int s = socket(cfg->peer.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  const int bad = s < 0 || connect(s, (const struct sockaddr *)&cfg->peer, cfg->peer_len) < 0 ||
+  const int s = socket(peer->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const int bad = s < 0 || connect(s, (const struct sockaddr *)peer, peer_len) < 0 ||
                   getsockname(s, (struct sockaddr *)&a, &alen) < 0;
   const int err = errno;
   if (s >= 0) close(s);
   if (bad) {
     ike_say("local %s: no route to %s (%s): our NAT detection hashes the wildcard address",
-            cfg->local_s, cfg->peer_s, strerror(err));
-    return;
+            local_s, peer_s, strerror(err));
+    return -1;
   }
   gostx__ike_mgr_addr ip;
   ike_addr_of(&a, &ip);
-  memcpy(k->set.local.ip, ip.ip, ip.ip_len);
-  memcpy(k->set.data_local.ip, ip.ip, ip.ip_len);
-  gostx__ike_mgr_configure(k->mgr, &k->set);
+  memcpy(set->local.ip, ip.ip, ip.ip_len);
+  memcpy(set->data_local.ip, ip.ip, ip.ip_len);
   char at[56];
-  ip.port = k->set.local.port;
-  ike_say("local %s: our address toward %s is %s (NAT detection hashes it)", cfg->local_s,
-          cfg->peer_s, gostx__ike_mgr_addr_text(&ip, at));
+  ip.port = set->local.port;
+  ike_say("local %s: our address toward %s is %s (NAT detection hashes it)", local_s, peer_s,
+          gostx__ike_mgr_addr_text(&ip, at));
+  return 0;
+}
+
+static void local_by_route(struct tunnel_ike *k) {
+  const struct tunnel_config *cfg = &k->t->cfg;
+  if (k->t->pktinfo && cfg->ike_initiate &&
+      !ike_local_toward(&k->set, &cfg->peer, cfg->peer_len, cfg->local_s, cfg->peer_s))
+    gostx__ike_mgr_configure(k->mgr, &k->set);
 }
 
 /* One IKE message (len octets at m) as one datagram: on the IKE socket,

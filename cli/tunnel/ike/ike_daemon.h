@@ -90,6 +90,11 @@ ssize_t ike_pair_read(int fd, uint8_t *buf, size_t cap, gostx__ike_mgr_to *from)
  * address the peer's IKE came to), else from the kernel's choice: 0, or
  * -1 with errno set. */
 int ike_sendmsg(int fd, struct msghdr *h, const gostx__ike_mgr_to *to);
+/* A wildcard local (t->pktinfo), as initiator: set's local and
+ * data_local (their ports kept) made the address the kernel sends to
+ * peer from, said: 0; or -1 (no route, said: the wildcard kept). */
+int ike_local_toward(gostx__ike_mgr_settings *set, const struct sockaddr_storage *peer,
+                     socklen_t peer_len, const char *local_s, const char *peer_s);
 /* t->stop set, k's thread (k->thread_on) joined */
 void ike_thread_join(struct tunnel *t, struct tunnel_ike *k);
 

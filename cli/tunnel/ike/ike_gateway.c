@@ -2,12 +2,12 @@
  * keying = ikev2, docs/TUNNEL.md "An IKEv2 site") and its [pool]
  * section's remote users ("Remote users"), keyed by IKEv2 on the data port.
  *
- * A site is a slot of its own (of the first nsites: a SIGHUP adds,
- * removes and changes sites, on this thread), its manager a responder
- * made by an IKE_SA_INIT from its peer address: IDi its remote_id exactly,
- * authenticated by its own psk or certificates, its TSi narrowed to its
- * remote_ts, which route to it whether it is up or not; its Child SAs
- * come and go in the tables as a user's do. The rest is the users':
+ * A site is a slot of its own (of the first nsites; ike_sites.c makes
+ * them: their settings, SIGHUP's plans), its manager made by an
+ * IKE_SA_INIT from its peer address when it has none, or, with
+ * ike_initiate = yes in its section, here as soon as it has none
+ * (sites_start: it then starts the IKE SA); its Child SAs come and go in
+ * the tables as a user's do. The rest is the users':
  *
  * One thread, and one lib/ike manager per user (per outer address and
  * port: many users behind one NAT are told apart by their ports), each a
@@ -37,73 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ike_daemon.h"
 #include "../tunnel_gw.h"
+#include "ike_gateway.h"
 
 /* a user whose IKE SA never came up (a half-open one the manager dropped,
  * a refused IKE_AUTH) gives its slot back after this long */
 #define RA_HALF_OPEN_MS 35000
-
-struct ra_user {
-  struct tunnel_ra *ra;
-  size_t idx; /* its slot: the gateway's users[idx] */
-  gostx__ike_mgr *mgr;
-  gostx__ike_mgr_addr src; /* where its IKE comes from */
-  char at[56];             /* src as text */
-  char id[256];            /* its ID as text once IKE_AUTH names it */
-  uint8_t key[1 + TUNNEL_ID_MAX]; /* its ID type and data: the pool's lease */
-  size_t key_len;
-  int fixed; /* its address is an address line's, not the pool's */
-  int64_t born_ms;
-  int up; /* its IKE SA was established */
-  gostx__ike_mgr_shown shown;
-};
-
-/* An IKEv2 site: its [peer] section and its IKE settings (copies: a
- * SIGHUP's config replaces the one they were read from), its material and
- * the manager's settings (a responder's), its remote_ts as the manager
- * narrows TSi to them, where its IKE comes from. */
-struct ra_site {
-  struct tunnel_peer_config p; /* p.ike: &ike */
-  struct tunnel_config ike;
-  struct tunnel_ike k;
-  gostx__ike_mgr_prefix ts[TUNNEL_TS_MAX];
-  gostx__ike_mgr_addr at;
-};
-
-/* A SIGHUP's plan for the sites (tunnel_ra_sites_stage): per site slot,
- * the site it takes (added or changed; NULL: none new) and whether the
- * site it holds ends (PLAN_REMOVED, PLAN_CHANGED; 0: it stays or there is
- * none); done once the IKE thread carried it out. */
-enum { PLAN_REMOVED = 1, PLAN_CHANGED };
-struct ra_plan {
-  struct ra_site **next;
-  unsigned char *end;
-  atomic_int done;
-};
-
-struct tunnel_ra {
-  struct tunnel *t;
-  struct tunnel_ike k; /* the pool's material and settings (a responder's); its thread */
-  /* t->gw->nsites slots (NULL: free): users[i] for i < nsites; changed by
-   * the IKE thread alone, read by the main thread between two plans */
-  struct ra_site **sites;
-  struct ra_plan *staged;       /* the main thread's, until committed */
-  _Atomic(struct ra_plan *) plan; /* handed to the IKE thread */
-  /* the psk lines' users: their PSKs, by ID (cfg.user_psk[i]) */
-  uint8_t psk[TUNNEL_POOL_PSKS][256];
-  size_t psk_len[TUNNEL_POOL_PSKS];
-  gostx__ike_mgr_pool *pool;
-  gostx__ike_mgr_gate *gate; /* the cookie gate over all users (the table's counts) */
-  gostx__ike_table *tab;     /* every user's IKE SAs: their SPIs and sources */
-  gostx__ike_mgr_sa_key keys[GOSTX_IKE_MGR_SAS_MAX];
-  const char *ids[TUNNEL_POOL_IDS];
-  struct ra_user *users; /* t->gw->nusers; mgr NULL: free */
-  int data_fd; /* k.thread: the thread */
-  gostx__ike_mgr_event ev;
-  gostx__ike_mgr_addr in_at; /* where in's datagram came to (ip_len 0: not known) */
-  uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
-};
 
 /* ---- the data path of one user (the manager's calls) ---- */
 
@@ -320,6 +259,12 @@ static void send_one(struct tunnel_ra *ra, const gostx__ike_mgr_event *ev) {
   if (ike_sendmsg(ra->data_fd, &h, &ev->to)) ike_say("send: %s", strerror(errno));
 }
 
+/* Whether slot i is a site's that we start (ike_initiate = yes in its
+ * section). */
+static int starts(const struct tunnel_ra *ra, size_t i) {
+  return i < ra->t->gw->nsites && ra->sites[i] && ra->sites[i]->k.set.initiate;
+}
+
 /* What u's manager asks, done; its IKE SAs as the table's keys of u (a
  * rekey's new SPIs, a source its manager moved to); then whether its IKE
  * SA is gone, or it holds none yet (an IKE_SA_INIT refused, IKE_AUTH
@@ -339,7 +284,8 @@ static void drain(struct ra_user *u, int64_t now) {
   gostx__ike_mgr_shown_get(u->mgr, &u->shown);
   if (u->shown.state == 2) u->up = 1;
   if (u->up && u->shown.state != 2) user_free(u, "its IKE SA is gone: out of the tables");
-  else if (!u->up && (!n || now - u->born_ms > RA_HALF_OPEN_MS)) user_free(u, NULL);
+  else if (!u->up && !starts(ra, u->idx) && (!n || now - u->born_ms > RA_HALF_OPEN_MS))
+    user_free(u, NULL); /* a site that we start keeps trying: its manager's clocks */
 }
 
 static void receive_one(struct tunnel_ra *ra, int64_t now) {
@@ -391,6 +337,12 @@ static void receive_one(struct tunnel_ra *ra, int64_t now) {
     }
     u = &ra->users[i];
   }
+  /* of no SA in the table, from a site's address: its manager's, when it
+   * has one (the answer to our IKE_SA_INIT, whose SPIr the table does not
+   * know yet; the site's word that it lost our SA), which takes what is
+   * its own as the point-to-point tunnel's takes all from its peer */
+  const size_t site = u ? ra->t->gw->nsites : site_at(ra, &from.addr);
+  if (site < ra->t->gw->nsites && ra->users[site].mgr) u = &ra->users[site];
   if (!u) return; /* of no user here: nothing to tell (the managers answer their own) */
   gostx__ike_mgr_input(u->mgr, ra->in, len, &from, now);
   drain(u, now);
@@ -460,68 +412,7 @@ void tunnel_ra_reload_crls(struct tunnel *t) {
   }
 }
 
-static void site_free(struct ra_site *st) {
-  if (!st) return;
-  gostx_x509_store_free(st->k.store);
-  ike_crls_free(st->k.crls);
-  ike_crls_free(atomic_exchange(&st->k.crls_next, NULL)); /* a SIGHUP's it never took */
-  gostx_memzero(st, sizeof *st); /* its PSK, its private key */
-  free(st);
-}
-
-/* Site c (an IKEv2 [peer] section) into a new *out: its material read and
- * its manager's settings made. 0, or CLI_EXIT_* after a line (*out, when
- * not NULL, for site_free). */
-static int site_new(struct tunnel *t, const struct tunnel_peer_config *c, struct ra_site **out) {
-  struct ra_site *st = *out = calloc(1, sizeof *st);
-  if (!st) return cli_usage("tunnel: out of memory");
-  memcpy(&st->p, c, sizeof st->p); /* byte for byte: site_differs compares them so */
-  memcpy(&st->ike, c->ike, sizeof st->ike);
-  st->p.ike = &st->ike;
-  st->k.t = t;
-  st->k.fd = -1;
-  int rc = ike_material_load(&st->k, &st->ike);
-  if (rc) return rc;
-  ike_settings(&st->k, &st->ike);
-  gostx__ike_mgr_settings *s = &st->k.set;
-  ike_addr_of(&t->cfg.local, &s->local);
-  s->data_local = s->local;
-  s->on_data_port = 1; /* as the users': IKE behind the marker from IKE_SA_INIT on */
-  s->any_source = 1;   /* its NAT may move it */
-  s->initiate = 0;     /* the site starts it (docs/TUNNEL.md) */
-  s->peer_text = st->p.peer_s;
-  for (size_t j = 0; j < c->nts; j++) {
-    st->ts[j].ip_len = c->ts[j].family == 4 ? 4 : 16;
-    st->ts[j].len = (uint8_t)c->ts[j].len;
-    memcpy(st->ts[j].ip, c->ts[j].addr, st->ts[j].ip_len);
-  }
-  s->peer_ts = st->ts;
-  s->n_peer_ts = c->nts;
-  ike_addr_of(&c->peer, &st->at);
-  return 0;
-}
-
-static void site_say(const struct ra_site *st, const char *how) {
-  ike_say("[peer %s]: %sIKEv2 from %s on the data port, its ID %s, by %s", st->p.name, how,
-          st->p.peer_s, st->ike.remote_id.text,
-          st->ike.ike_auth == TUNNEL_IKE_PSK ? "PSK" : "certificate");
-}
-
-/* The IKEv2 sites of the config (t->cfg.peers after the static ones): the
- * first site slots, routed from the next table on. */
-static int sites_prepare(struct tunnel_ra *ra) {
-  struct tunnel *t = ra->t;
-  ra->sites = calloc(t->gw->nsites ? t->gw->nsites : 1, sizeof *ra->sites);
-  if (!ra->sites) return cli_usage("tunnel: out of memory");
-  for (size_t i = 0; i < t->cfg.nsites; i++) {
-    int rc = site_new(t, tunnel_site_cfg(&t->cfg, i), &ra->sites[i]);
-    if (rc) return rc;
-    tunnel_gw_site_set(t, i, &ra->sites[i]->p);
-  }
-  return 0;
-}
-
-/* ---- SIGHUP: the sites' changes ---- */
+/* ---- SIGHUP: the sites' changes, on the IKE thread ---- */
 
 /* Site slot i's site ended (a SIGHUP removed or changed it): its IKE SA
  * deleted (our Delete sent where no request of ours is out; its answer is
@@ -539,10 +430,10 @@ static void site_end(struct tunnel_ra *ra, size_t i, int64_t now, const char *wh
   user_free(u, NULL);
   tunnel_gw_site_set(ra->t, i, NULL);
   ra->sites[i] = NULL;
-  site_free(st); /* no worker, status or manager reaches it now */
+  ra_site_free(st); /* no worker, status or manager reaches it now */
 }
 
-/* The IKE thread: a SIGHUP's plan, when one came, carried out: the ended
+/* A SIGHUP's plan, when one came, carried out: the ended
  * sites first (a changed one's slot, or a removed one's, may be an added
  * one's), then the new ones. */
 static void take_plan(struct tunnel_ra *ra, int64_t now) {
@@ -556,128 +447,37 @@ static void take_plan(struct tunnel_ra *ra, int64_t now) {
       ra->sites[i] = pl->next[i];
       pl->next[i] = NULL;
       tunnel_gw_site_set(ra->t, i, &ra->sites[i]->p);
-      site_say(ra->sites[i], pl->end[i] == PLAN_CHANGED ? "changed by SIGHUP: " : "added by SIGHUP: ");
+      ra_site_say(ra->sites[i], pl->end[i] == PLAN_CHANGED ? "changed by SIGHUP: " : "added by SIGHUP: ");
     }
   atomic_store(&pl->done, 1);
 }
 
-static void plan_free(struct ra_plan *pl, size_t ns) {
-  if (!pl) return;
-  for (size_t i = 0; pl->next && i < ns; i++) site_free(pl->next[i]);
-  free(pl->next);
-  free(pl->end);
-  free(pl);
-}
+/* How long before a site we start is tried again when its manager could
+ * not be made (no memory) */
+#define RA_SITE_RETRY_MS 2000
 
-/* The site slot of the running site named name, or nsites. */
-static size_t site_named(const struct tunnel_ra *ra, const char *name) {
-  size_t i = 0;
-  while (i < ra->t->gw->nsites && !(ra->sites[i] && !strcmp(ra->sites[i]->p.name, name))) i++;
-  return i;
-}
-
-/* Whether running site st differs from section c: in a setting (the
- * paths of its files too) or, by PSK, in the PSK its file holds now. 0
- * with *differs, or CLI_EXIT_* after a line (its PSK file unreadable). */
-static int site_differs(const struct ra_site *st, const struct tunnel_peer_config *c,
-                        int *differs) {
-  static struct tunnel_peer_config p; /* big; the main thread only */
-  memcpy(&p, &st->p, sizeof p);
-  p.line = c->line, p.ts_line = c->ts_line, p.ike = c->ike; /* where the reader stood */
-  memcpy(p.name, c->name, sizeof p.name); /* the same (matched by it); past its NUL, not */
-  *differs = memcmp(&p, c, sizeof p) || memcmp(&st->ike, c->ike, sizeof st->ike);
-  if (*differs || st->ike.ike_auth != TUNNEL_IKE_PSK) return 0;
-  uint8_t psk[sizeof st->k.psk];
-  size_t len;
-  int rc = ike_psk_read(c->ike, c->ike->psk, psk, sizeof psk, &len);
-  if (!rc) *differs = len != st->k.psk_len || gostx_memeq_ct(psk, st->k.psk, len);
-  gostx_memzero(psk, sizeof psk);
-  return rc;
-}
-
-int tunnel_ra_sites_stage(struct tunnel *t, const struct tunnel_config *next, size_t counts[3]) {
-  struct tunnel_ra *ra = t->ra;
-  const size_t ns = t->gw->nsites;
-  const char *pre = "tunnel: reload refused: ";
-  struct ra_plan *pl = calloc(1, sizeof *pl);
-  unsigned char *kept = calloc(ns ? ns : 1, 1);
-  if (pl) pl->next = calloc(ns ? ns : 1, sizeof *pl->next), pl->end = calloc(ns ? ns : 1, 1);
-  int rc = !pl || !pl->next || !pl->end || !kept ? cli_usage("%sout of memory", pre) : 0;
-  /* the running sites named again: as they are, or changed (ended, then
-   * taken anew: their SAs are of the settings before) */
-  for (size_t j = 0; !rc && j < next->nsites; j++) {
-    const struct tunnel_peer_config *c = tunnel_site_cfg(next, j);
-    const size_t i = site_named(ra, c->name);
-    int differs = 0;
-    if (i == ns) continue; /* added: below */
-    kept[i] = 1;
-    rc = site_differs(ra->sites[i], c, &differs);
-    if (!rc && differs) {
-      counts[1]++;
-      pl->end[i] = PLAN_CHANGED;
-      rc = site_new(t, c, &pl->next[i]);
+/* The sites we start (ike_initiate = yes) holding no manager (at the
+ * start, once a SIGHUP added or changed one, once its IKE SA is gone)
+ * given one toward their peer address: it sends its IKE_SA_INIT at its
+ * first tick, and again by its own clocks as the point-to-point tunnel's
+ * initiator does (its retransmissions, 2 s after one that failed, 10 s
+ * after yielding to the site's own; at once once the installed one is
+ * gone, or on the site's word that it lost it). With a wildcard local,
+ * our address toward it looked up first (NAT detection hashes it). */
+static void sites_start(struct tunnel_ra *ra, int64_t now) {
+  for (size_t i = 0; i < ra->t->gw->nsites; i++) {
+    struct ra_site *st = ra->sites[i];
+    if (!starts(ra, i) || ra->users[i].mgr || now < st->start_ms) continue;
+    if (!st->routed && ra->t->pktinfo)
+      (void)ike_local_toward(&st->k.set, &st->p.peer, st->p.peer_len, ra->t->cfg.local_s,
+                             st->p.peer_s);
+    st->routed = 1;
+    if (user_new(ra, i, &st->at, now)) {
+      ike_say("[peer %s]: out of memory: its IKE SA not started (again in %d s)", st->p.name,
+              RA_SITE_RETRY_MS / 1000);
+      st->start_ms = now + RA_SITE_RETRY_MS;
     }
-    if (rc)
-      cli_err("%s%s:%u: [peer %s]: its files (above) could not be read", pre, t->cfg.path,
-              c->line, c->name);
   }
-  for (size_t i = 0; !rc && i < ns; i++)
-    if (ra->sites[i] && !kept[i]) counts[2]++, pl->end[i] = PLAN_REMOVED;
-  /* the new ones: a free slot each (a removed site's too) */
-  size_t f = 0;
-  for (size_t j = 0; !rc && j < next->nsites; j++) {
-    const struct tunnel_peer_config *c = tunnel_site_cfg(next, j);
-    if (site_named(ra, c->name) != ns) continue;
-    while (f < ns && (pl->next[f] || (ra->sites[f] && !pl->end[f]))) f++;
-    if (f == ns) {
-      cli_err("%s%s:%u: [peer %s]: no free slot for an IKEv2 peer (a gateway has those it "
-              "started with and %d more: a restart makes room)",
-              pre, t->cfg.path, c->line, c->name, TUNNEL_GW_SITES_SPARE);
-      rc = CLI_EXIT_USAGE;
-      break;
-    }
-    counts[0]++;
-    if ((rc = site_new(t, c, &pl->next[f])))
-      cli_err("%s%s:%u: [peer %s]: its files (above) could not be read", pre, t->cfg.path,
-              c->line, c->name);
-  }
-  free(kept);
-  if (rc) plan_free(pl, ns);
-  else ra->staged = pl;
-  return rc;
-}
-
-void tunnel_ra_sites_unstage(struct tunnel *t) {
-  plan_free(t->ra->staged, t->gw->nsites);
-  t->ra->staged = NULL;
-}
-
-/* How long the main thread waits for the IKE thread to take a plan (it
- * looks at each turn: 200 ms at most) */
-#define RA_PLAN_TAKE_MS 5000
-
-int tunnel_ra_sites_commit(struct tunnel *t) {
-  struct tunnel_ra *ra = t->ra;
-  struct ra_plan *pl = ra->staged;
-  const size_t ns = t->gw->nsites;
-  ra->staged = NULL;
-  int any = 0, rc = 0;
-  for (size_t i = 0; i < ns; i++) any |= pl->end[i] || pl->next[i];
-  if (any) atomic_store(&ra->plan, pl);
-  const struct timespec ms10 = {0, 10000000};
-  for (int waited = 0; any && !atomic_load(&pl->done); waited += 10) {
-    struct ra_plan *mine = pl;
-    if (waited >= RA_PLAN_TAKE_MS && atomic_compare_exchange_strong(&ra->plan, &mine, NULL)) {
-      cli_err("tunnel: reload: the IKE thread did not take the IKEv2 [peer] changes in %d ms: "
-              "the running sites kept (send SIGHUP again)",
-              RA_PLAN_TAKE_MS);
-      rc = -1;
-      break;
-    }
-    nanosleep(&ms10, NULL); /* taken: carried out at once */
-  }
-  plan_free(pl, ns);
-  return rc;
 }
 
 static void *ra_run(void *arg) {
@@ -686,6 +486,7 @@ static void *ra_run(void *arg) {
     int64_t now = ike_now_ms();
     take_crls(ra);
     take_plan(ra, now);
+    sites_start(ra, now);
     int wait = 200;
     for (size_t i = 0; i < ra->t->gw->nusers; i++) {
       struct ra_user *u = &ra->users[i];
@@ -716,7 +517,7 @@ int tunnel_ra_prepare(struct tunnel *t) {
   ra->k.t = t;
   ra->k.fd = -1;
   pthread_mutex_init(&ra->k.lock, NULL);
-  int rc = sites_prepare(ra);
+  int rc = ra_sites_prepare(ra);
   if (rc) return rc;
   ra->users = calloc(t->gw->nusers, sizeof *ra->users);
   /* every user asked for a COOKIE once half of the slots are half-open */
@@ -762,7 +563,7 @@ int tunnel_ra_start(struct tunnel *t, int data_fd) {
     return CLI_EXIT_FAIL;
   }
   ra->k.thread_on = 1;
-  for (size_t i = 0; i < t->cfg.nsites; i++) site_say(ra->sites[i], "");
+  for (size_t i = 0; i < t->cfg.nsites; i++) ra_site_say(ra->sites[i], "");
   if (!t->cfg.pool) return 0;
   char net[64];
   tunnel_prefix_format(&t->cfg.pool_net, net, sizeof net);
@@ -788,9 +589,9 @@ void tunnel_ra_free(struct tunnel *t) {
   for (int i = 0; i < 2; i++)
     if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
   t->ike_pair[0] = t->ike_pair[1] = -1;
-  for (size_t i = 0; ra->sites && i < t->gw->nsites; i++) site_free(ra->sites[i]);
+  for (size_t i = 0; ra->sites && i < t->gw->nsites; i++) ra_site_free(ra->sites[i]);
   free(ra->sites);
-  plan_free(atomic_load(&ra->plan), t->gw->nsites); /* one the thread never took */
+  ra_plan_free(atomic_load(&ra->plan), t->gw->nsites); /* one the thread never took */
   gostx_x509_store_free(ra->k.store);
   ike_crls_free(ra->k.crls);
   pthread_mutex_destroy(&ra->k.lock);
