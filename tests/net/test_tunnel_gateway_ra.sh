@@ -353,6 +353,12 @@ ip -n $U1 route replace 10.231.12.1/32 via 10.231.11.1 # (user 4's, gone with th
 for _ in $(seq $(bound 100)); do grep -q "the peer's NAT mapping moved" "$T/gw.log" && break; sleep 0.1; done
 if grep -q "the peer's NAT mapping moved" "$T/gw.log"; then
   ok "user 6's NAT mapping changed: $(grep -m1 "the peer's NAT mapping moved" "$T/gw.log" | sed 's/.*ike: //')"
+  # the manager's line names no peer: the gateway leads it with user 6's
+  # name in --status (until 2026-11-30 it did not: which of 500 users?)
+  n6=$(user_line "$st" "$ADDR_6" | awk '{print $2}')
+  grep -q "ike: \[$n6\] the peer's NAT mapping moved" "$T/gw.log" &&
+    ok "the gateway's line names user 6 as --status does: [$n6]" ||
+    bad "the NAT line does not name user 6 (${n6:-?}): $(grep -m1 "the peer's NAT mapping moved" "$T/gw.log")"
   [ "$(answered $U1 $ADDR_6 10.99.0.1)" = 3 ] && ok "user 6 pings again through its new mapping" ||
     bad "user 6's pings after its NAT moved: $(tail -3 "$T/u6.log")"
 else

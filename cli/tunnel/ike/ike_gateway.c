@@ -273,7 +273,14 @@ static void drain(struct ra_user *u, int64_t now) {
   struct tunnel_ra *ra = u->ra;
   gostx__ike_mgr_event *ev = &ra->ev;
   while (gostx__ike_mgr_next(u->mgr, ev)) {
-    if (ev->type == GOSTX_IKE_MGR_LOG) ike_say("%s", (const char *)ev->data);
+    /* each line led by whose it is, as --status names it (a site's name,
+     * a user's POOL.SLOT), since many of the manager's lines name no peer
+     * ("Child SA rekeyed", "the peer's NAT mapping moved") */
+    if (ev->type == GOSTX_IKE_MGR_LOG && u->idx < ra->t->gw->nsites)
+      ike_say("[%s] %s", u->id, (const char *)ev->data);
+    else if (ev->type == GOSTX_IKE_MGR_LOG)
+      ike_say("[%s.%zu] %s", ra->t->cfg.pool_name, u->idx - ra->t->gw->nsites,
+              (const char *)ev->data);
     else send_one(ra, ev);
   }
   const size_t n = gostx__ike_mgr_sas(u->mgr, ra->keys);
