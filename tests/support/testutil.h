@@ -36,6 +36,18 @@ uint8_t *tv_file(const char *name, size_t *len);
 uint8_t *t_read_file(const char *path, size_t *len);
 /* The "cases" array of a vectors file. */
 json *tv_cases(json *file);
+/* The cases of a vectors file in turn (it.i: the index of the case, it.n:
+ * how many there are):
+ *   tv_iter it = tv_open("x.json");
+ *   for (json *c; (c = tv_next(&it)) != NULL;) ...
+ *   tv_close(&it); */
+typedef struct tv_iter {
+  json *file, *cases;
+  size_t i, n;
+} tv_iter;
+tv_iter tv_open(const char *name);
+json *tv_next(tv_iter *it); /* NULL after the last */
+void tv_close(tv_iter *it);
 /* Field accessors that exit the test with a message when the field is missing. */
 const char *tv_str(const json *c, const char *key);
 /* Decodes hex field `key` into a malloc'ed buffer (never NULL; may be length 0). */

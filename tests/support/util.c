@@ -40,6 +40,17 @@ json *tv_cases(json *file) {
   return c;
 }
 
+tv_iter tv_open(const char *name) {
+  tv_iter it = {tv_load(name), NULL, (size_t)-1, 0};
+  it.cases = tv_cases(it.file);
+  it.n = json_len(it.cases);
+  return it;
+}
+
+json *tv_next(tv_iter *it) { return ++it->i < it->n ? json_at(it->cases, it->i) : NULL; }
+
+void tv_close(tv_iter *it) { json_free(it->file); }
+
 const char *tv_str(const json *c, const char *key) {
   const char *s = json_str(json_get(c, key));
   if (!s) {
