@@ -77,6 +77,9 @@ void t_rand_init(void);
 uint64_t t_rand(void);
 size_t t_rand_below(size_t n);
 void t_rand_bytes(uint8_t *p, size_t len);
+/* A random key and IV, and c under the key for alg (GOSTX_ALG_*): the
+ * start of a test of one cipher's paths against each other. */
+void t_rand_cipher(gostx_cipher *c, gostx_alg alg, uint8_t key[GOSTX_KEY_LEN], uint8_t iv[8]);
 /* The next piece of a stream with left bytes to go, for a mode of n-byte
  * blocks: 1, up to 3 blocks (0 included), up to 700, or all that is left,
  * each a quarter of the time; never more than left. */

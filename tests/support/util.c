@@ -158,6 +158,12 @@ void t_rand_bytes(uint8_t *p, size_t len) {
   for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand() >> 56);
 }
 
+void t_rand_cipher(gostx_cipher *c, gostx_alg alg, uint8_t key[GOSTX_KEY_LEN], uint8_t iv[8]) {
+  t_rand_bytes(key, GOSTX_KEY_LEN);
+  t_rand_bytes(iv, 8);
+  gostx_cipher_init(c, alg, key);
+}
+
 size_t t_rand_piece(size_t left, size_t n) {
   size_t k;
   switch (t_rand_below(4)) {
