@@ -39,10 +39,8 @@ static int op_vko(void *a) {
 static const struct {
   const char *name;
   gostx_bench_job fn;
-} ops[] = {{"keygen", gostx_bench_ec_keygen},
-           {"sign", op_sign},
-           {"verify", gostx_bench_ec_verify},
-           {"vko", op_vko}};
+} ops[] = {{"keygen", gostx_bench_ec_keygen}, {"sign", op_sign},
+           {"verify", gostx_bench_ec_verify}, {"vko", op_vko}};
 #define NOPS (sizeof ops / sizeof ops[0])
 
 static void row_name(size_t c, size_t o, char *buf, size_t cap) {
