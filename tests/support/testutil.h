@@ -47,6 +47,8 @@ typedef struct tv_iter {
 } tv_iter;
 tv_iter tv_open(const char *name);
 json *tv_next(tv_iter *it); /* NULL after the last */
+/* The next case whose string field key is value (NULL after the last). */
+json *tv_next_where(tv_iter *it, const char *key, const char *value);
 void tv_close(tv_iter *it);
 /* Field accessors that exit the test with a message when the field is missing. */
 const char *tv_str(const json *c, const char *key);

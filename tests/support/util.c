@@ -49,6 +49,13 @@ tv_iter tv_open(const char *name) {
 
 json *tv_next(tv_iter *it) { return ++it->i < it->n ? json_at(it->cases, it->i) : NULL; }
 
+json *tv_next_where(tv_iter *it, const char *key, const char *value) {
+  json *c;
+  while ((c = tv_next(it)) != NULL && strcmp(tv_str(c, key), value) != 0) {
+  }
+  return c;
+}
+
 void tv_close(tv_iter *it) { json_free(it->file); }
 
 const char *tv_str(const json *c, const char *key) {
