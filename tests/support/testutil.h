@@ -74,6 +74,10 @@ int t_check_bytes(const uint8_t *got, const uint8_t *want, size_t len, const cha
   do { int rc_ = (expr); CHECK(rc_ == (want), "%s: rc %d (%s), want %d", (what), rc_, gostx_strerror(rc_), (want)); } while (0)
 int t_done(void); /* prints the summary; returns the process exit code */
 
+/* The next implementation row of alg (gostx__impl_row) from *i on that this
+ * CPU can run, *i moved past it; NULL after the last. */
+const void *t_next_usable(int alg, size_t *i);
+
 /* ---- random (xoshiro-style; seed from GOSTX_TEST_SEED or a fixed default) ---- */
 void t_rand_init(void);
 uint64_t t_rand(void);

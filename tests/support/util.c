@@ -165,6 +165,14 @@ void t_rand_bytes(uint8_t *p, size_t len) {
   for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand() >> 56);
 }
 
+const void *t_next_usable(int alg, size_t *i) {
+  int usable;
+  const void *row;
+  while ((row = gostx__impl_row(alg, (*i)++, &usable)) != NULL && !usable) {
+  }
+  return row;
+}
+
 void t_rand_cipher(gostx_cipher *c, gostx_alg alg, uint8_t key[GOSTX_KEY_LEN], uint8_t iv[8]) {
   t_rand_bytes(key, GOSTX_KEY_LEN);
   t_rand_bytes(iv, 8);
