@@ -27,19 +27,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=5 rounds=5 build="$root/build" check=0 out="" cmake=1
-while [ $# -gt 0 ]; do
+. "$root/bench/bench_opts.sh"
+bench_opt() {
   case "$1" in
-    --seconds) seconds=${2:?--seconds S}; shift ;;
-    --rounds) rounds=${2:?--rounds R}; shift ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    --out) out=${2:?--out DIR}; shift ;;
     --check) check=1 ;;
     --no-build) cmake=0 ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "cades_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+    *) return 1 ;;
   esac
-  shift
-done
+}
+bench_opts "seconds rounds build out" "$@"
 [ -f /usr/include/openssl/ts.h ] || { echo "cades_speed.sh: libssl-dev is needed" >&2; exit 1; }
 export OPENSSL_CONF=$root/tests/support/gost_engine.cnf
 openssl engine gost >/dev/null 2>&1 || { echo "cades_speed.sh: gost-engine is needed (libengine-gost-openssl)" >&2; exit 1; }

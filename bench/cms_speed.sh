@@ -24,17 +24,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=1G runs=5 build="$root/build"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --quick) size=64M runs=3 ;;
-    --size) size=${2:?--size BYTES}; shift ;;
-    --runs) runs=${2:?--runs N}; shift ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "cms_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+. "$root/bench/bench_opts.sh"
+bench_opt() { [ "$1" = --quick ] && size=64M runs=3; }
+bench_opts "size runs build" "$@"
 case "$runs" in ''|*[!0-9]*|0) echo "cms_speed.sh: --runs takes a number >= 1" >&2; exit 2 ;; esac
 bytes=$(numfmt --from=iec "$size") || { echo "cms_speed.sh: --size: $size is no size" >&2; exit 2; }
 openssl engine gost >/dev/null 2>&1 || { echo "cms_speed.sh: openssl with gost-engine is needed" >&2; exit 1; }

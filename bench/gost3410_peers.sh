@@ -15,16 +15,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=5 install=1 build="$root/build"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs=${2:?--runs N}; shift ;;
-    --no-install) install=0 ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gost3410_peers.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+. "$root/bench/bench_opts.sh"
+bench_opt() { [ "$1" = --no-install ] && install=0; }
+bench_opts "runs build" "$@"
 case "$runs" in ''|*[!0-9]*) echo "gost3410_peers.sh: --runs takes a number" >&2; exit 2 ;; esac
 
 missing=()

@@ -10,38 +10,20 @@
 #include <string.h>
 
 #include "gostx.h"
+#include "bench_ec.h"
 #include "harness.h"
 
 static int runs = 5;
 
-struct op {
-  gostx_gost3410_curve curve;
-  size_t len;
-  uint8_t priv[64], pub[128], peer[128], digest[64], sig[128], ukm[8], out[64];
-};
-
-static int do_keygen(void *a) {
-  struct op *o = a;
-  uint8_t d[64], q[128];
-  return gostx_gost3410_keygen(o->curve, d, o->len, q, 2 * o->len);
-}
-static int do_sign(void *a) {
-  struct op *o = a;
-  return gostx_gost3410_sign(o->curve, o->priv, o->len, o->digest, o->len, o->sig, 2 * o->len);
-}
-static int do_verify(void *a) {
-  struct op *o = a;
-  return gostx_gost3410_verify(o->curve, o->pub, 2 * o->len, o->digest, o->len, o->sig,
-                               2 * o->len);
-}
+/* VKO_GOSTR3410_2012_256 on 256-bit curves, _512 on 512-bit ones */
 static int do_vko(void *a) {
-  struct op *o = a;
-  return gostx_gost3410_vko(o->curve, o->priv, o->len, o->peer, 2 * o->len, o->ukm,
-                            sizeof o->ukm, o->out, o->len);
+  gostx_bench_ec *e = a;
+  return gostx_gost3410_vko(e->curve, e->priv, e->len, e->peer, 2 * e->len, e->ukm,
+                            sizeof e->ukm, e->out, e->len);
 }
 
 /* Median operations per second of job over `runs` runs; 0 on an error. */
-static double ops_per_s(gostx_bench_job job, struct op *o) {
+static double ops_per_s(gostx_bench_job job, gostx_bench_ec *o) {
   double v[64];
   for (int r = 0; r < runs; r++) {
     uint64_t calls;
@@ -64,21 +46,14 @@ int main(int argc, char **argv) {
   printf("GOST R 34.10-2012, one thread, ops/s (median of %d runs, thread CPU time)\n", runs);
   printf("%-40s %9s %9s %9s %9s\n", "curve", "keygen", "sign", "verify", "vko");
   for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++) {
-    struct op o;
-    memset(&o, 0, sizeof o);
-    o.curve = curves[i];
-    o.len = gostx_gost3410_size(o.curve);
-    uint8_t peer_priv[64];
-    if (gostx_gost3410_keygen(o.curve, o.priv, o.len, o.pub, 2 * o.len) ||
-        gostx_gost3410_keygen(o.curve, peer_priv, o.len, o.peer, 2 * o.len) ||
-        gostx_random_bytes(o.digest, o.len) || gostx_random_bytes(o.ukm, sizeof o.ukm) ||
-        do_sign(&o) || do_verify(&o)) {
-      fprintf(stderr, "gost3410_speed: %s: setup failed\n",
-              gostx_gost3410_curve_name(o.curve));
+    gostx_bench_ec o;
+    if (gostx_bench_ec_setup(&o, curves[i]) || gostx_bench_ec_verify(&o)) {
+      fprintf(stderr, "gost3410_speed: %s: setup failed\n", gostx_gost3410_curve_name(curves[i]));
       return 1;
     }
     printf("%-40s %9.0f %9.0f %9.0f %9.0f\n", gostx_gost3410_curve_name(o.curve),
-           ops_per_s(do_keygen, &o), ops_per_s(do_sign, &o), ops_per_s(do_verify, &o),
+           ops_per_s(gostx_bench_ec_keygen, &o), ops_per_s(gostx_bench_ec_sign, &o),
+           ops_per_s(gostx_bench_ec_verify, &o),
            ops_per_s(do_vko, &o));
   }
   return 0;

@@ -107,8 +107,9 @@ static int responder_input(job *j, size_t len, size_t *out_len) {
   return rc;
 }
 
-/* One IKE SA established; nonzero when it was not. */
-static int handshake(job *j) {
+/* One IKE SA established (arg: a job); nonzero when it was not. */
+static int handshake(void *arg) {
+  job *j = arg;
   size_t li = 0, lr = 0;
   double t0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
   int rc = gostx__ike_engine_init(&j->r, &j->cr);
@@ -130,15 +131,16 @@ static int handshake(job *j) {
   return 0;
 }
 
-/* Establishments per second of the responder's CPU over at least secs of it. */
-static double one_run(job *j, double secs) {
+/* Establishments per second of one side's CPU time (*side_s, which each
+ * establish(j) adds to) over at least secs of it; -1 when one failed. */
+static double per_cpu_s(int (*establish)(void *), void *j, double *side_s, double secs) {
   unsigned long n = 0;
-  j->responder_s = 0;
-  while (j->responder_s < secs || n == 0) {
-    if (handshake(j)) return -1;
+  *side_s = 0;
+  while (*side_s < secs || n == 0) {
+    if (establish(j)) return -1;
     n++;
   }
-  return n / j->responder_s;
+  return n / *side_s;
 }
 
 /* ---- the gateway rows: a manager per user ---- */
@@ -176,8 +178,9 @@ typedef struct gw_job {
 } gw_job;
 
 /* One user's IKE SA established at a gateway manager made for it and
- * freed after; nonzero when it was not. */
-static int gw_handshake(gw_job *j) {
+ * freed after (arg: a gw_job); nonzero when it was not. */
+static int gw_handshake(void *arg) {
+  gw_job *j = arg;
   double t0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
   gostx__ike_mgr *gw = gostx__ike_mgr_new(&j->sr, &ike_null_dp);
   j->gw_s += gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - t0;
@@ -213,15 +216,6 @@ static int gw_handshake(gw_job *j) {
   return !ok;
 }
 
-static double gw_run(gw_job *j, double secs) {
-  unsigned long n = 0;
-  j->gw_s = 0;
-  while (j->gw_s < secs || n == 0) {
-    if (gw_handshake(j)) return -1;
-    n++;
-  }
-  return n / j->gw_s;
-}
 
 int main(int argc, char **argv) {
   const double secs = argc > 1 ? atof(argv[1]) : 1;
@@ -263,7 +257,7 @@ int main(int argc, char **argv) {
     conf(&j.cr, GOSTX_IKE_RESPONDER, r, &s[1]);
     double v[RUNS_MAX];
     for (int i = 0; i < runs; i++)
-      if ((v[i] = one_run(&j, secs)) < 0) {
+      if ((v[i] = per_cpu_s(handshake, &j, &j.responder_s, secs)) < 0) {
         fprintf(stderr, "ike_speed: %s: the handshake failed (initiator %d/%u, responder %d/%u)\n",
                 r->name, j.i.state, j.i.error, j.r.state, j.r.error);
         return 1;
@@ -281,7 +275,7 @@ int main(int argc, char **argv) {
     gw_side(&g.sr, 0, r, &s[1], at_r, at_i);
     double v[RUNS_MAX];
     for (int i = 0; i < runs; i++)
-      if ((v[i] = gw_run(&g, secs)) < 0) {
+      if ((v[i] = per_cpu_s(gw_handshake, &g, &g.gw_s, secs)) < 0) {
         fprintf(stderr, "ike_speed: gateway, %s: the handshake failed\n", r->name);
         return 1;
       }

@@ -13,17 +13,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=5 seconds=1 build="$root/build"
 names=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs=${2:?--runs N}; shift ;;
-    --seconds) seconds=${2:?--seconds S}; shift ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "ossl_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
-    *) names+=("$1") ;;
-  esac
-  shift
-done
+. "$root/bench/bench_opts.sh"
+bench_opt() { [[ $1 != -* ]] && names+=("$1"); }
+bench_opts "runs seconds build" "$@"
 [ ${#names[@]} -gt 0 ] || names=(kuznyechik-ctr magma-ctr md_gost12_256 md_gost12_512 magma-cbc gost89
   kuznyechik-ecb kuznyechik-cbc kuznyechik-ctr-acpkm gost89-cnt)
 mods="$build/ossl-modules"

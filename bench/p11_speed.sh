@@ -14,17 +14,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=1 runs=5 build="$root/build" softhsm=${GOSTX_SOFTHSM_GOST_MODULE:-}
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --seconds) seconds=${2:?--seconds S}; shift ;;
-    --runs) runs=${2:?--runs N}; shift ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    --softhsm) softhsm=${2:?--softhsm MODULE}; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "p11_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+. "$root/bench/bench_opts.sh"
+bench_opts "seconds runs build softhsm" "$@"
 mod="$build/libgostx-pkcs11.so"
 [ -f "$mod" ] && [ -x "$build/bench/p11_speed" ] || { echo "no $mod or $build/bench/p11_speed: run make build" >&2; exit 1; }
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"

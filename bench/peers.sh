@@ -19,19 +19,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mib=64 runs=5 install=1 build="$root/build" only=
-while [ $# -gt 0 ]; do
+. "$root/bench/bench_opts.sh"
+bench_opt() {
   case "$1" in
     --quick) mib=4 runs=3 ;;
-    --mib) mib=${2:?--mib N}; shift ;;
-    --runs) runs=${2:?--runs N}; shift ;;
     --no-install) install=0 ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    --only) only=${2:?--only RE}; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "peers.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+    *) return 1 ;;
   esac
-  shift
-done
+}
+bench_opts "mib runs build only" "$@"
 case "$mib$runs" in *[!0-9]*) echo "peers.sh: --mib and --runs take numbers" >&2; exit 2 ;; esac
 if [ "$mib" -lt 1 ] || [ "$runs" -lt 1 ]; then echo "peers.sh: --mib and --runs must be >= 1" >&2; exit 2; fi
 

@@ -16,10 +16,7 @@ N=${1:-1000}
 RUNS=${2:-3}
 BASE=${TLS_MEM_BASE:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
-BUILD=$(abs "${BUILD:-$HERE/../build}")
-G=$(abs "${GOSTX:-$BUILD/gostx}")
-[ -n "$BASE" ] && BASE=$(abs "$BASE")
+. "$HERE/tls_paths.sh"
 for f in "$G" ${BASE:+"$BASE"}; do [ -x "$f" ] || { echo "tls_mem: $f not built"; exit 1; }; done
 command -v python3 >/dev/null || { echo "tls_mem: python3 missing"; exit 1; }
 ulimit -n $((2 * N + 256)) 2>/dev/null

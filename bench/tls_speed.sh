@@ -57,11 +57,7 @@ RUNS=${2:-3}
 PART=${TLS_SPEED_PART:-all}
 BASE=${TLS_SPEED_BASE:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-# absolute: the PKI's maker and s_server run in other folders
-abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
-BUILD=$(abs "${BUILD:-$HERE/../build}")
-G=$(abs "${GOSTX:-$BUILD/gostx}")
-[ -n "$BASE" ] && BASE=$(abs "$BASE")
+. "$HERE/tls_paths.sh"
 LOAD=$BUILD/bench/tls_hs_load
 BULK=$BUILD/bench/tls_bulk
 for f in "$G" "$LOAD" "$BULK"; do [ -x "$f" ] || { echo "tls_speed: $f not built"; exit 1; }; done
@@ -303,14 +299,16 @@ bulk_head() {
     "seal / open"
 }
 bulk_head
-# CPU_OF FILE CMD...: runs CMD, writes its user + system seconds to FILE
-CPU_OF='import os, sys
+# RUSAGE_OF FILE CMD...: runs CMD, writes its user and system seconds to
+# FILE; cpu_s FILE: their sum
+RUSAGE_OF='import os, sys
 pid = os.fork()
 if pid == 0:
     os.execvp(sys.argv[2], sys.argv[2:])
 _, st, ru = os.wait4(pid, 0)
-open(sys.argv[1], "w").write("%.6f\n" % (ru.ru_utime + ru.ru_stime))
+open(sys.argv[1], "w").write("%.6f %.6f\n" % (ru.ru_utime, ru.ru_stime))
 sys.exit(os.waitstatus_to_exitcode(st))'
+cpu_s() { awk '{printf "%.6f", $1 + $2}' "$1"; }
 # bulk_one BINARY PORT PID SUITE ROWS: one download, its figures added to ROWS
 bulk_one() {
   local c0 c1 t0 t1 k0 k1
@@ -319,13 +317,13 @@ bulk_one() {
   t0=$(date +%s.%N)
   # the client's own CPU time (wait4's rusage of it alone: not wc's, which
   # counts its output, nor the shell's)
-  printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$CPU_OF" "$T/ccpu" "$1" tls client 127.0.0.1:$2 \
+  printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$RUSAGE_OF" "$T/ccpu" "$1" tls client 127.0.0.1:$2 \
     --insecure --suites $4 2>/dev/null | wc -c >"$T/bytes"
   t1=$(date +%s.%N)
   c1=$(cpu_ticks $3)
   k1=$(sys_ticks $3)
   # fields: wall, serve, client MB/CPU-s, bytes, serve's kernel (stime) s/MB
-  echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu") $((k1 - k0))" |
+  echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cpu_s "$T/ccpu") $((k1 - k0))" |
     awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d %.6f\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1, $6 / hz / ($1 / 1e6)}' >>"$5"
 }
 # bulk_row SUITE ROWS: the table row of ROWS' medians
@@ -363,15 +361,8 @@ done
 # nginx with 64 KiB reads, as serve reads the plain side, no TLS. Its kernel
 # time per MB is what relaying costs the kernel without TLS: serve's kernel
 # part per MB against it (issue 83 asks <= 1.1x). Each download through a
-# fresh socat, whose user and system time wait4 gives. TLS_SPEED_PROXY=0
+# fresh socat, whose user and system time wait4 gives (RUSAGE_OF). TLS_SPEED_PROXY=0
 # skips it; socat missing: said.
-RUSAGE_OF='import os, sys
-pid = os.fork()
-if pid == 0:
-    os.execvp(sys.argv[2], sys.argv[2:])
-_, st, ru = os.wait4(pid, 0)
-open(sys.argv[1], "w").write("%.6f %.6f\n" % (ru.ru_utime, ru.ru_stime))
-sys.exit(os.waitstatus_to_exitcode(st))'
 if [ "${TLS_SPEED_PROXY:-1}" != 0 ] && ! command -v socat >/dev/null; then
   echo "  plain TCP proxy: socat missing (apt-get install socat): no kernel floor"
 elif [ "${TLS_SPEED_PROXY:-1}" != 0 ]; then
@@ -440,11 +431,11 @@ bulk12() {
   for i in $(seq "$RUNS"); do
     c0=$(cpu_ticks "$spid")
     t0=$(date +%s.%N)
-    printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$CPU_OF" "$T/ccpu" taskset -c 1 "$@" 2>/dev/null |
+    printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$RUSAGE_OF" "$T/ccpu" taskset -c 1 "$@" 2>/dev/null |
       wc -c >"$T/bytes"
     t1=$(date +%s.%N)
     c1=$(cpu_ticks "$spid")
-    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu")" |
+    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cpu_s "$T/ccpu")" |
       awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1}' >>"$T/rows"
   done
   # a download that came short would make a fast-looking row: say so

@@ -24,18 +24,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=5 warm=10 size=60M build="$root/build"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --quick) seconds=1 warm=2 size=16M ;;
-    --warm) warm=${2:?--warm S}; shift ;;
-    --seconds) seconds=${2:?--seconds S}; shift ;;
-    --size) size=${2:?--size BYTES}; shift ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "xml_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+. "$root/bench/bench_opts.sh"
+bench_opt() { [ "$1" = --quick ] && seconds=1 warm=2 size=16M; }
+bench_opts "warm seconds size build" "$@"
 XML_TARGETS="gostx gostx_cli gostx_xmldsig"
 . "$root/bench/xml_common.sh"
 gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/integrations/xmldsig" -o "$T/xml_docs" \

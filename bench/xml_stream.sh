@@ -12,16 +12,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=100M build="$root/build" force=
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --size) size=${2:?--size BYTES}; shift ;;
-    --build) build=${2:?--build DIR}; shift ;;
-    --stream) force=-stream ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "xml_stream.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+. "$root/bench/bench_opts.sh"
+bench_opt() { [ "$1" = --stream ] && force=-stream; }
+bench_opts "size build" "$@"
 XML_TARGETS="gostx gostx_cli"
 . "$root/bench/xml_common.sh"
 xml_pki

@@ -8,25 +8,23 @@
 #include "testutil.h"
 
 static void test_vectors(void) {
-  json *f = tv_load("gost94.json");
-  json *cases = tv_cases(f);
-  CHECK(json_len(cases) >= 13, "gost94.json has its cases");
-  for (size_t i = 0; i < json_len(cases); i++) {
-    json *c = json_at(cases, i);
+  tv_iter it = tv_open("gost94.json");
+  CHECK(it.n >= 13, "gost94.json has its cases");
+  for (json *c; (c = tv_next(&it)) != NULL;) {
     const char *ps = tv_str(c, "paramset");
     int sbox = gostx_sbox_by_name(ps);
     CHECK(sbox == GOSTX_SBOX_TEST_3411_94 || sbox == GOSTX_SBOX_CRYPTOPRO_3411_94,
-          "case %zu: parameter set %s", i, ps);
+          "case %zu: parameter set %s", it.i, ps);
     size_t plen, dlen;
     uint8_t *part = tv_hex(c, "message_bytes", &plen);
     uint8_t *want = tv_hex(c, "digest_bytes", &dlen);
-    CHECK(dlen == GOSTX_GOST94_LEN, "case %zu: digest length", i);
+    CHECK(dlen == GOSTX_GOST94_LEN, "case %zu: digest length", it.i);
     size_t repeat = json_get(c, "message_repeat") ? (size_t)tv_int(c, "message_repeat") : 1;
     size_t mlen = plen * repeat;
     uint8_t *msg = malloc(mlen ? mlen : 1);
     for (size_t r = 0; r < repeat; r++) memcpy(msg + r * plen, part, plen);
     char what[96];
-    snprintf(what, sizeof what, "case %zu (%s, %zu bytes)", i, ps, mlen);
+    snprintf(what, sizeof what, "case %zu (%s, %zu bytes)", it.i, ps, mlen);
 
     uint8_t got[32];
     CHECK_RC(gostx_gost94(sbox, msg, mlen, got), GOSTX_OK, what);
@@ -57,7 +55,7 @@ static void test_vectors(void) {
     free(part);
     free(want);
   }
-  json_free(f);
+  tv_close(&it);
 }
 
 /* Digests by gost-engine, an independent implementation, of messages whose

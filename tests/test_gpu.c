@@ -24,10 +24,6 @@
  * on the host: lengths are capped so that the run stays short. */
 static size_t max_len = (size_t)-1;
 
-static void rand_bytes(uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)t_rand();
-}
-
 static const size_t LENS[] = {0, 1, 15, 16, 17, 4095, 4096, 16384 + 8, 65536 + 3, (1u << 20) + 7,
                               (3u << 20) + 7, (9u << 20) + 7};
 #define NLENS (sizeof LENS / sizeof *LENS)
@@ -72,10 +68,8 @@ static long mock_live(void) {
 static void test_cipher(gostx_gpu *g, int id) {
   const size_t n = id == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   uint8_t key[32], iv[8];
-  rand_bytes(key, 32);
-  rand_bytes(iv, 8);
   gostx_cipher c;
-  gostx_cipher_init(&c, id, key);
+  t_rand_cipher(&c, id, key, iv);
   gostx_gpu_ptr din = 0, dout = 0;
   size_t maxlen = LENS[NLENS - 1] + 16;
   CHECK_RC(gostx_gpu_alloc(g, &din, maxlen), 0, "alloc");
@@ -83,7 +77,7 @@ static void test_cipher(gostx_gpu *g, int id) {
   for (size_t li = 0; li < NLENS && LENS[li] <= max_len; li++) {
     size_t len = LENS[li], bl = len / n * n;
     uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
-    rand_bytes(in, len);
+    t_rand_bytes(in, len);
     gostx_ctr_crypt(&c, iv, n / 2, n, in, len, want);
     HOST_CASE(gostx_gpu_ctr_crypt(g, &c, iv, n / 2, in, len, got),
               gostx_gpu_ctr_crypt(g, &c, iv, n / 2, got, len, got), want, len, "ctr");
@@ -128,7 +122,7 @@ static void test_cipher(gostx_gpu *g, int id) {
   CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din, 32, dout + 1), GOSTX_EINVAL,
            "misaligned device output");
   /* 4-byte aligned but not block aligned is fine */
-  rand_bytes(b, 32);
+  t_rand_bytes(b, 32);
   uint8_t want[32], got2[32];
   gostx_ctr_crypt(&c, iv, n / 2, n, b, 32, want);
   CHECK_RC(gostx_gpu_upload(g, din + 4, b, 32), 0, "upload");
@@ -148,13 +142,13 @@ static void test_xts(gostx_gpu *g) {
     if (nsec * sl > max_len) nsec = si == 3 ? 5 : max_len / sl;
     const size_t len = sl * nsec;
     uint8_t key[64];
-    rand_bytes(key, 64);
+    t_rand_bytes(key, 64);
     gostx_xts_key x;
     CHECK_RC(gostx_xts_set_key(&x, key), 0, "xts key");
     uint64_t s0 = t_rand();
     if (si == 0) s0 = ~0ull - 5; /* sector numbers wrap past 2^64 - 1 */
     uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
-    rand_bytes(in, len);
+    t_rand_bytes(in, len);
     for (size_t s = 0; s < nsec; s++)
       gostx_xts_encrypt_sector(&x, s0 + s, in + s * sl, sl, want + s * sl);
     HOST_CASE(gostx_gpu_xts_encrypt(g, &x, s0, sl, in, len, got),
@@ -181,14 +175,14 @@ static void test_xts(gostx_gpu *g) {
 static void test_cnt(gostx_gpu *g) {
   for (int sbox = 0; sbox < GOSTX_SBOX_COUNT; sbox++) {
     uint8_t key[32], iv[8];
-    rand_bytes(key, 32);
-    rand_bytes(iv, 8);
+    t_rand_bytes(key, 32);
+    t_rand_bytes(iv, 8);
     gostx_gost89_key k;
     gostx_gost89_set_key(&k, key, sbox);
     for (size_t li = 0; li < NLENS && LENS[li] <= max_len; li++) {
       size_t len = LENS[li];
       uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
-      rand_bytes(in, len);
+      t_rand_bytes(in, len);
       gostx_gost89_cnt(t_gost89_key(key, sbox), iv, 0, in, len, want);
       HOST_CASE(gostx_gpu_gost89_cnt(g, &k, iv, in, len, got),
                 gostx_gpu_gost89_cnt(g, &k, iv, got, len, got), want, len, "gost89 cnt");
@@ -205,12 +199,10 @@ static void test_cnt(gostx_gpu *g) {
 static void test_register(gostx_gpu *g) {
   const size_t len = max_len < (5u << 20) + 9 ? max_len : (5u << 20) + 9, bl = len / 16 * 16;
   uint8_t key[32], iv[8];
-  rand_bytes(key, 32);
-  rand_bytes(iv, 8);
   gostx_cipher c;
-  gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
+  t_rand_cipher(&c, GOSTX_ALG_KUZNYECHIK, key, iv);
   uint8_t *in = malloc(len + 16), *got = malloc(len + 16), *want = malloc(len + 16);
-  rand_bytes(in, len + 16);
+  t_rand_bytes(in, len + 16);
   CHECK_RC(gostx_gpu_host_register(g, in, len + 16), 0, "register in");
   CHECK_RC(gostx_gpu_host_register(g, in + 8, 64), GOSTX_ENOMEM, "overlapping registration refused");
   for (int mode = 0; mode < 3; mode++) { /* 0: in registered, 1: in and out, 2: out */
@@ -272,7 +264,7 @@ static void test_batch(gostx_gpu *g) {
         uint8_t (*raw)[32] = calloc(nk, 32);
         const int sbox = (int)(t_rand() % GOSTX_SBOX_COUNT);
         for (size_t i = 0; i < nk; i++) {
-          rand_bytes(raw[i], 32);
+          t_rand_bytes(raw[i], 32);
           if (kind == 2) {
             gostx_gost89_set_key(&gk[i], raw[i], sbox);
             kp[i] = &gk[i];
@@ -284,8 +276,8 @@ static void test_batch(gostx_gpu *g) {
         }
         uint8_t *ivs = malloc(iv_len * ns), *in = malloc(len + 8), *want = malloc(len + 8),
                 *got = malloc(len + 8);
-        rand_bytes(ivs, iv_len * ns);
-        rand_bytes(in, len);
+        t_rand_bytes(ivs, iv_len * ns);
+        t_rand_bytes(in, len);
         for (size_t i = 0; i < ns; i++) {
           const size_t k = one ? 0 : i;
           if (kind == 2)
@@ -376,12 +368,10 @@ static void test_split(gostx_gpu *g) {
     const int cid = id ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK;
     const size_t n = id ? 8 : 16, len = (max_len < (3u << 20) ? max_len : (3u << 20)) + 5;
     uint8_t key[32], iv[8];
-    rand_bytes(key, 32);
-    rand_bytes(iv, 8);
     gostx_cipher c;
-    gostx_cipher_init(&c, cid, key);
+    t_rand_cipher(&c, cid, key, iv);
     uint8_t *in = malloc(len), *want = malloc(len), *got = malloc(len);
-    rand_bytes(in, len);
+    t_rand_bytes(in, len);
     gostx_ctr_crypt(&c, iv, n / 2, n, in, len, want);
     for (size_t si = 0; si < 5; si++)
       for (int p = 0; p < 2; p++) {
@@ -432,10 +422,8 @@ static void test_upload_then_kernel(gostx_gpu *g, int mock) {
   const size_t len = mock ? (1u << 20) + 5 : (64u << 20) + 5;
   const int rounds = mock ? 2 : 24;
   uint8_t key[32], iv[8];
-  rand_bytes(key, 32);
-  rand_bytes(iv, 8);
   gostx_cipher c;
-  gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
+  t_rand_cipher(&c, GOSTX_ALG_KUZNYECHIK, key, iv);
   uint8_t *in = malloc(len), *want = malloc(len), *got = malloc(len);
   gostx_gpu_ptr din = 0, dout = 0;
   CHECK_RC(gostx_gpu_alloc(g, &din, len), 0, "alloc");
@@ -446,7 +434,7 @@ static void test_upload_then_kernel(gostx_gpu *g, int mock) {
   int bad = 0;
   for (int r = 0; r < rounds && din && dout; r++) {
     memset(in, r, len);
-    rand_bytes(in + (size_t)r * 4099 % len, 64);
+    t_rand_bytes(in + (size_t)r * 4099 % len, 64);
     gostx_ctr_crypt(&c, iv, 8, 16, in, len, want);
     CHECK_RC(gostx_gpu_upload(g, din, in, len), 0, "upload");
     CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, 8, din, len, dout), 0, "ctr dev");

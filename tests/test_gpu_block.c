@@ -9,10 +9,6 @@
 #include "testutil.h"
 #include "gpu/gpu_plan.h"
 
-static void rand_bytes(uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)t_rand();
-}
-
 /* Emulate a launch: every warp and lane (Kuznyechik), every thread (Magma). */
 /* Threads t = 0 .. gostx__gpu_kuz_threads(n) - 1, as the kernels see them. */
 static void kuz_ecb_launch(const uint8_t *in, uint8_t *out, size_t nblocks, const uint8_t *tw,
@@ -47,16 +43,14 @@ static const size_t LENS[] = {0, 1, 15, 16, 17, 31, 32, 33, 100, 511, 512, 513,
 static void test_kuz(void) {
   for (unsigned trial = 0; trial < 3; trial++) {
     uint8_t key[32], iv[8];
-    rand_bytes(key, 32);
-    rand_bytes(iv, 8);
     gostx_cipher c;
-    gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
+    t_rand_cipher(&c, GOSTX_ALG_KUZNYECHIK, key, iv);
     gostx_gpu_kuz_params p;
     gostx__gpu_kuz_params(&p, &c.u.kuz);
     for (size_t li = 0; li < sizeof LENS / sizeof *LENS; li++) {
       size_t len = LENS[li], nb = len / 16, bl = nb * 16;
       uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
-      rand_bytes(in, len);
+      t_rand_bytes(in, len);
       /* ECB both ways */
       gostx_ecb_encrypt(&c, in, bl, want);
       memset(got, 0xee, len + 1);
@@ -87,8 +81,8 @@ static void test_kuz(void) {
   /* the counter carries across the 64-bit halves */
   {
     uint8_t key[32], iv[8], in[64], want[64], got[64];
-    rand_bytes(key, 32);
-    rand_bytes(in, 64);
+    t_rand_bytes(key, 32);
+    t_rand_bytes(in, 64);
     memset(iv, 0xff, 8);
     gostx_cipher c;
     gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
@@ -125,13 +119,13 @@ static void test_xts(void) {
   for (size_t si = 0; si < 5; si++) {
     size_t sl = SECTORS[si], bps = sl / 16, nsec = si >= 3 ? 3 : 9;
     uint8_t key[64];
-    rand_bytes(key, 64);
+    t_rand_bytes(key, 64);
     gostx_xts_key x;
     CHECK_RC(gostx_xts_set_key(&x, key), 0, "xts set key");
     size_t len = sl * nsec;
     uint8_t *in = malloc(len), *want = malloc(len), *got = malloc(len), *tw = malloc(len);
     uint8_t *t0 = malloc(16 * nsec);
-    rand_bytes(in, len);
+    t_rand_bytes(in, len);
     uint64_t sector0 = t_rand();
     for (size_t s = 0; s < nsec; s++)
       gostx_xts_encrypt_sector(&x, sector0 + s, in + s * sl, sl, want + s * sl);
@@ -171,10 +165,8 @@ static void test_xts(void) {
 static void test_magma(void) {
   for (int sbox = 0; sbox < GOSTX_SBOX_COUNT; sbox++) {
     uint8_t key[32], iv[8];
-    rand_bytes(key, 32);
-    rand_bytes(iv, 8);
     gostx_cipher c;
-    gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key);
+    t_rand_cipher(&c, GOSTX_ALG_MAGMA, key, iv);
     gostx_gost89_key g89;
     gostx_gost89_set_key(&g89, key, sbox);
     gostx_gpu_magma_params pm, pg;
@@ -184,7 +176,7 @@ static void test_magma(void) {
     for (size_t li = 0; li < sizeof LENS / sizeof *LENS; li++) {
       size_t len = LENS[li], nb = len / 8, bl = nb * 8;
       uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
-      rand_bytes(in, len);
+      t_rand_bytes(in, len);
       for (int g = sbox == 0 ? 0 : 1; g < 2; g++) { /* Magma (set Z only), GOST 28147-89 */
         const gostx_gpu_magma_params *p = g ? &pg : &pm;
         const char *name = g ? "gost89" : "magma";

@@ -32,18 +32,17 @@ static void pki(void) {
       "keyUsage=digitalSignature",
       "subjectAltName=DNS:vpn.example.test,IP:10.0.0.1,IP:fd00::1,email:gw@example.test", NULL};
   static const char *const enc_ext[] = {"keyUsage=keyEncipherment", NULL};
-  pki_make_key(GOSTX_GOST3410_512_C, &root_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &int_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &leaf_key);
-  pki_make_key(GOSTX_GOST3410_256_B, &other_key);
-  pki_make_key(GOSTX_GOST3410_512_A, &enc_key);
-  pki_make_cert(&root, "/CN=IKE Test Root/O=gostx/C=RU", &root_key, ca_ext, NULL, NULL);
-  pki_make_cert(&inter, "/CN=IKE Test Intermediate/O=gostx/C=RU", &int_key, ca_ext, &root,
-            &root_key);
-  pki_make_cert(&leaf, "/CN=vpn.example.test/O=gostx/C=RU", &leaf_key, leaf_ext, &inter, &int_key);
-  pki_make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
+  pki_make(&root, &root_key, GOSTX_GOST3410_512_C, "/CN=IKE Test Root/O=gostx/C=RU", ca_ext, NULL,
+           NULL);
+  pki_make(&inter, &int_key, GOSTX_GOST3410_256_A, "/CN=IKE Test Intermediate/O=gostx/C=RU", ca_ext,
+           &root, &root_key);
+  pki_make(&leaf, &leaf_key, GOSTX_GOST3410_256_A, "/CN=vpn.example.test/O=gostx/C=RU", leaf_ext,
+           &inter, &int_key);
+  pki_make(&other, &other_key, GOSTX_GOST3410_256_B, "/CN=Another Root/O=gostx/C=RU", ca_ext, NULL,
+           NULL);
   pki_make_cert(&twin256, "/CN=IKE Test Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
-  pki_make_cert(&twin512, "/CN=IKE Test Root/O=gostx/C=RU", &enc_key, ca_ext, NULL, NULL);
+  pki_make(&twin512, &enc_key, GOSTX_GOST3410_512_A, "/CN=IKE Test Root/O=gostx/C=RU", ca_ext, NULL,
+           NULL);
   pki_make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
   static const char *const server[] = {"extendedKeyUsage=serverAuth", NULL};
   static const char *const ike[] = {"extendedKeyUsage=ipsecIKE", NULL}; /* the writer's name */

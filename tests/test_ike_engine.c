@@ -468,25 +468,21 @@ static void pki(void) {
                                       "subjectAltName=DNS:gw-i.example.test", NULL};
   static const char *const ext_r[] = {"keyUsage=digitalSignature",
                                       "subjectAltName=DNS:gw-r.example.test", NULL};
-  pki_make_key(GOSTX_GOST3410_512_C, &root_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &key256);
-  pki_make_key(GOSTX_GOST3410_512_A, &key512);
-  pki_make_key(GOSTX_GOST3410_256_B, &other_root_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &other_key);
-  pki_make_cert(&root, "/CN=IKE Engine Root/O=gostx/C=RU", &root_key, ca, NULL, NULL);
-  pki_make_cert(&leaf256, "/CN=gw-i/O=gostx/C=RU", &key256, ext_i, &root, &root_key);
-  pki_make_cert(&leaf512, "/CN=gw-r/O=gostx/C=RU", &key512, ext_r, &root, &root_key);
-  pki_make_cert(&other_root, "/CN=Another Root/O=gostx/C=RU", &other_root_key, ca, NULL, NULL);
-  pki_make_cert(&other_leaf, "/CN=gw-i/O=gostx/C=RU", &other_key, ext_i, &other_root,
-                &other_root_key);
+  pki_make(&root, &root_key, GOSTX_GOST3410_512_C, "/CN=IKE Engine Root/O=gostx/C=RU", ca, NULL,
+           NULL);
+  pki_make(&leaf256, &key256, GOSTX_GOST3410_256_A, "/CN=gw-i/O=gostx/C=RU", ext_i, &root, &root_key);
+  pki_make(&leaf512, &key512, GOSTX_GOST3410_512_A, "/CN=gw-r/O=gostx/C=RU", ext_r, &root, &root_key);
+  pki_make(&other_root, &other_root_key, GOSTX_GOST3410_256_B, "/CN=Another Root/O=gostx/C=RU", ca,
+           NULL, NULL);
+  pki_make(&other_leaf, &other_key, GOSTX_GOST3410_256_A, "/CN=gw-i/O=gostx/C=RU", ext_i,
+           &other_root, &other_root_key);
   static const char *const ext_server[] = {"keyUsage=digitalSignature",
                                            "subjectAltName=DNS:gw-i.example.test",
                                            "extendedKeyUsage=serverAuth,clientAuth", NULL};
   pki_make_cert(&server_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_server, &root, &root_key);
   /* a chain for fragmentation: the 256-bit key's leaf under an intermediate */
-  pki_make_key(GOSTX_GOST3410_512_A, &inter_key);
-  pki_make_cert(&inter, "/CN=IKE Engine Intermediate/O=gostx/C=RU", &inter_key, ca, &root,
-                &root_key);
+  pki_make(&inter, &inter_key, GOSTX_GOST3410_512_A, "/CN=IKE Engine Intermediate/O=gostx/C=RU",
+           ca, &root, &root_key);
   pki_make_cert(&chain_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_i, &inter, &inter_key);
 }
 

@@ -219,46 +219,39 @@ static void test_vectors(void) {
 }
 
 /* ---- Transforms against the reference ---- */
+/* fn(in) against ref on a copy of in */
+static void like_ref(void (*fn)(uint8_t *, const uint8_t *), void (*ref)(uint8_t *),
+                     const uint8_t in[16], const char *what) {
+  uint8_t got[16], want[16];
+  memcpy(want, in, 16);
+  ref(want);
+  fn(got, in);
+  CHECK_BYTES(got, want, 16, what);
+}
+
 static void test_transforms(void) {
   uint8_t in[16], got[16], want[16];
   /* every S-box entry, each byte position */
   for (int v = 0; v < 256; v += 16) {
     for (int j = 0; j < 16; j++) in[j] = (uint8_t)(v + ((j * 7 + v / 16) & 15));
-    memcpy(want, in, 16);
-    ref_S(want);
-    gostx__kuz_S(got, in);
-    CHECK_BYTES(got, want, 16, "S, all 256 inputs");
-    memcpy(want, in, 16);
-    ref_S_inv(want);
-    gostx__kuz_S_inv(got, in);
-    CHECK_BYTES(got, want, 16, "S^-1, all 256 inputs");
+    like_ref(gostx__kuz_S, ref_S, in, "S, all 256 inputs");
+    like_ref(gostx__kuz_S_inv, ref_S_inv, in, "S^-1, all 256 inputs");
   }
   /* L on every unit byte value at every position (columns of the matrix) */
   for (int j = 0; j < 16; j++)
     for (int b = 0; b < 8; b++) {
       memset(in, 0, 16);
       in[j] = (uint8_t)(1u << b);
-      memcpy(want, in, 16);
-      ref_L(want);
-      gostx__kuz_L(got, in);
-      CHECK_BYTES(got, want, 16, "L on a unit vector");
-      memcpy(want, in, 16);
-      ref_L_inv(want);
-      gostx__kuz_L_inv(got, in);
-      CHECK_BYTES(got, want, 16, "L^-1 on a unit vector");
+      like_ref(gostx__kuz_L, ref_L, in, "L on a unit vector");
+      like_ref(gostx__kuz_L_inv, ref_L_inv, in, "L^-1 on a unit vector");
     }
   for (int it = 0; it < 200; it++) {
     t_rand_bytes(in, 16);
-    memcpy(want, in, 16); ref_R(want); gostx__kuz_R(got, in);
-    CHECK_BYTES(got, want, 16, "R random");
-    memcpy(want, in, 16); ref_R_inv(want); gostx__kuz_R_inv(got, in);
-    CHECK_BYTES(got, want, 16, "R^-1 random");
-    memcpy(want, in, 16); ref_L(want); gostx__kuz_L(got, in);
-    CHECK_BYTES(got, want, 16, "L random");
-    memcpy(want, in, 16); ref_L_inv(want); gostx__kuz_L_inv(got, in);
-    CHECK_BYTES(got, want, 16, "L^-1 random");
-    memcpy(want, in, 16); ref_S(want); gostx__kuz_S(got, in);
-    CHECK_BYTES(got, want, 16, "S random");
+    like_ref(gostx__kuz_R, ref_R, in, "R random");
+    like_ref(gostx__kuz_R_inv, ref_R_inv, in, "R^-1 random");
+    like_ref(gostx__kuz_L, ref_L, in, "L random");
+    like_ref(gostx__kuz_L_inv, ref_L_inv, in, "L^-1 random");
+    like_ref(gostx__kuz_S, ref_S, in, "S random");
   }
   for (unsigned i = 1; i <= 32; i++) {
     ref_C(want, i);

@@ -77,12 +77,9 @@ int main(void) {
   for (int conv = 0; conv <= GOSTX_SBOX_COUNT; conv++) {
     /* conv 0: Magma; then GOST 28147-89 with each S-box set. */
     make_keys(conv > 0, conv > 0 ? conv - 1 : 0);
-    int usable;
-    const void *row;
-    for (size_t r = 0; (row = gostx__impl_row(GOSTX_ALG_MAGMA, r, &usable)) != NULL; r++) {
-      const struct gostx_magma_impl *im = row;
-      if (usable) check_impl(im, im->name);
-    }
+    size_t r = 0;
+    for (const struct gostx_magma_impl *im; (im = t_next_usable(GOSTX_ALG_MAGMA, &r)) != NULL;)
+      check_impl(im, im->name);
     check_impl(NULL, "dispatched");
   }
   return t_done();

@@ -69,12 +69,9 @@ int main(void) {
     t_rand_bytes(key, sizeof key);
     gostx_kuz_set_key(&pool[i], key);
   }
-  int usable;
-  const void *row;
-  for (size_t r = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, r, &usable)) != NULL; r++) {
-    const struct gostx_kuz_impl *im = row;
-    if (usable) check_impl(im, im->name);
-  }
+  size_t r = 0;
+  for (const struct gostx_kuz_impl *im; (im = t_next_usable(GOSTX_ALG_KUZNYECHIK, &r)) != NULL;)
+    check_impl(im, im->name);
   check_impl(NULL, "dispatched");
   return t_done();
 }

@@ -50,10 +50,8 @@ static void drive(compress_fn f, size_t dlen, const uint8_t *msg, size_t len, ui
 }
 
 static void test_vectors(const struct gostx_streebog_impl *impl) {
-  json *file = tv_load("streebog.json");
-  json *cases = tv_cases(file);
-  for (size_t i = 0; i < json_len(cases); i++) {
-    json *tc = json_at(cases, i);
+  tv_iter it = tv_open("streebog.json");
+  for (json *tc; (tc = tv_next(&it)) != NULL;) {
     size_t mlen, dlen;
     uint8_t *msg = tv_hex(tc, "message_bytes", &mlen), *want = tv_hex(tc, "digest_bytes", &dlen);
     uint8_t got[64];
@@ -63,7 +61,7 @@ static void test_vectors(const struct gostx_streebog_impl *impl) {
     free(msg);
     free(want);
   }
-  json_free(file);
+  tv_close(&it);
 }
 
 static void fill(uint8_t *p, int pattern) {

@@ -150,15 +150,24 @@ FAILED=()
 row_ok() { ok; PASSED+=("$1"); echo "ok   $1"; }
 row_bad() { bad "$1: ${*:2}"; FAILED+=("$1"); }
 
+# row_start DIRECTION PEER SUITE CC KEY [defaults]: the row's name, and our
+# side's pin of the version and suite (none with defaults), into the
+# caller's name and pin; fails when the row is not wanted, else sets the
+# peer's certificates (ident)
+row_start() {
+  name="$2/$3/$1/$4/$5${6:+/$6}"
+  pin=(--version 1.2 --suites "$RFC$3")
+  [ "${6:-}" = defaults ] && pin=()
+  wanted "$name" || return 1
+  ident "$2" "$5"
+}
+
 # ours_client PEER SUITE CC KEY [defaults]: gostx tls client -> their
 # server; with defaults, our side has no --version and no --suites (it
 # offers 1.3 and 1.2 in one ClientHello; the peer allows one 1.2 suite)
 ours_client() {
-  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/ours-to-theirs/$3/$4${5:+/$5}"
-  local pin=(--version 1.2 --suites "$RFC$suite")
-  [ "${5:-}" = defaults ] && pin=()
-  wanted "$name" || return 0
-  ident "$peer" "$key"
+  local peer=$1 suite=$2 cc=$3 key=$4 name pin
+  row_start ours-to-theirs "$@" || return 0
   local port sp want out=$T/out err=$T/err slog=$T/peer.log
   local ccarg=()
   [ "$cc" = cc ] && ccarg=(--cert "$PKI/$CCERT.pem" --key "$PKI/$CKEY.key")
@@ -212,11 +221,8 @@ wanted() {
 # serve (reversing backend); with defaults, serve has no --version and no
 # --suites (1.3 and 1.2, the peer offering one 1.2 suite)
 theirs_client() {
-  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/theirs-to-ours/$3/$4${5:+/$5}"
-  local pin=(--version 1.2 --suites "$RFC$suite")
-  [ "${5:-}" = defaults ] && pin=()
-  wanted "$name" || return 0
-  ident "$peer" "$key"
+  local peer=$1 suite=$2 cc=$3 key=$4 name pin
+  row_start theirs-to-ours "$@" || return 0
   local out=$T/out err=$T/err want=$T/want.rev
   local vc=()
   [ "$cc" = cc ] && vc=(--ca "$PKI/ca.pem" --require-client)

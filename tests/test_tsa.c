@@ -26,14 +26,13 @@ static void pki(void) {
   static const char *const tsa_ext[] = {"keyUsage=critical,digitalSignature",
                                         "extendedKeyUsage=critical,timeStamping", NULL};
   static const char *const plain_ext[] = {"keyUsage=critical,digitalSignature", NULL};
-  pki_make_key(GOSTX_GOST3410_256_A, &root_key);
-  pki_make_key(GOSTX_GOST3410_256_B, &tsa_key);
-  pki_make_key(GOSTX_GOST3410_512_A, &tsa512_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &plain_key);
-  pki_make_cert(&root, "/CN=TSA Test Root/O=gostx", &root_key, ca_ext, NULL, NULL);
-  pki_make_cert(&tsa, "/CN=gostx TSA/O=gostx", &tsa_key, tsa_ext, &root, &root_key);
-  pki_make_cert(&tsa512, "/CN=gostx TSA 512/O=gostx", &tsa512_key, tsa_ext, &root, &root_key);
-  pki_make_cert(&plain, "/CN=not a TSA/O=gostx", &plain_key, plain_ext, &root, &root_key);
+  pki_make(&root, &root_key, GOSTX_GOST3410_256_A, "/CN=TSA Test Root/O=gostx", ca_ext, NULL,
+           NULL);
+  pki_make(&tsa, &tsa_key, GOSTX_GOST3410_256_B, "/CN=gostx TSA/O=gostx", tsa_ext, &root, &root_key);
+  pki_make(&tsa512, &tsa512_key, GOSTX_GOST3410_512_A, "/CN=gostx TSA 512/O=gostx", tsa_ext, &root,
+           &root_key);
+  pki_make(&plain, &plain_key, GOSTX_GOST3410_256_A, "/CN=not a TSA/O=gostx", plain_ext, &root,
+           &root_key);
   store = gostx_x509_store_new();
   CHECK_RC(gostx_x509_store_add_der(store, root.der, root.len), 0, "root in the store");
 }

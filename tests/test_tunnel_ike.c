@@ -622,14 +622,10 @@ static void revoked_peer(void) {
   static char log[8192];
   gostx_x509_crl none, of_c, of_b, short_lived;
   const pki_cert *b_only[] = {&b_cert}, *c_only[] = {&c_cert};
-  pki_make_key(GOSTX_GOST3410_512_C, &ca_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &a_key);
-  pki_make_key(GOSTX_GOST3410_512_A, &b_key);
-  pki_make_key(GOSTX_GOST3410_256_A, &c_key);
-  pki_make_cert(&ca, "/CN=Tunnel Test CA/O=gostx/C=RU", &ca_key, ext_ca, NULL, NULL);
-  pki_make_cert(&a_cert, "/CN=a/O=gostx/C=RU", &a_key, ext_ee, &ca, &ca_key);
-  pki_make_cert(&b_cert, "/CN=b/O=gostx/C=RU", &b_key, ext_ee, &ca, &ca_key);
-  pki_make_cert(&c_cert, "/CN=c/O=gostx/C=RU", &c_key, ext_ee, &ca, &ca_key);
+  pki_make(&ca, &ca_key, GOSTX_GOST3410_512_C, "/CN=Tunnel Test CA/O=gostx/C=RU", ext_ca, NULL, NULL);
+  pki_make(&a_cert, &a_key, GOSTX_GOST3410_256_A, "/CN=a/O=gostx/C=RU", ext_ee, &ca, &ca_key);
+  pki_make(&b_cert, &b_key, GOSTX_GOST3410_512_A, "/CN=b/O=gostx/C=RU", ext_ee, &ca, &ca_key);
+  pki_make(&c_cert, &c_key, GOSTX_GOST3410_256_A, "/CN=c/O=gostx/C=RU", ext_ee, &ca, &ca_key);
   pki_make_crl(&ca, &ca_key, NULL, 0, IKE_PKI_T1, der[0], sizeof der[0], &none);
   pki_make_crl(&ca, &ca_key, c_only, 1, IKE_PKI_T1, der[1], sizeof der[1], &of_c);
   pki_make_crl(&ca, &ca_key, b_only, 1, IKE_PKI_T1, der[2], sizeof der[2], &of_b);

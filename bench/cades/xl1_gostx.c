@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "cms_cli.h"
-#include "harness.h"
+#include "xl1_run.h"
 
 typedef struct job {
   const uint8_t *sig, *doc;
@@ -71,50 +71,37 @@ static uint8_t *slurp(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: xl1_gostx SIG.der DOC CAFILE [SECONDS] [ROUNDS]\n");
-    return 2;
-  }
-  double seconds = argc > 4 ? atof(argv[4]) : 3;
-  int rounds = argc > 5 ? atoi(argv[5]) : 5;
-  if (rounds < 1 || rounds > 100) rounds = 5;
+  xl1_args a;
+  if (!xl1_args_read(argc, argv, "xl1_gostx", &a)) return 2;
   job j = {0};
   j.now = (int64_t)time(NULL);
   char err[512];
-  j.sig = slurp(argv[1], &j.sig_len);
-  j.doc = slurp(argv[2], &j.doc_len);
+  j.sig = slurp(a.sig, &j.sig_len);
+  j.doc = slurp(a.doc, &j.doc_len);
   j.sd = calloc(1, sizeof *j.sd);
   j.untrusted = calloc(1, sizeof *j.untrusted);
   j.memo = calloc(1, sizeof *j.memo);
   if (!j.sd || !j.untrusted || !j.memo || !(j.store = gostx_x509_store_new())) return 2;
-  if (gostx_x509_store_add_path(j.store, argv[3], err, sizeof err)) {
-    fprintf(stderr, "xl1_gostx: %s: %s\n", argv[3], err);
+  if (gostx_x509_store_add_path(j.store, a.cafile, err, sizeof err)) {
+    fprintf(stderr, "xl1_gostx: %s: %s\n", a.cafile, err);
     return 2;
   }
   /* once with the command's messages on stderr: what failed is said */
   if (verify_once(&j)) {
-    fprintf(stderr, "xl1_gostx: %s: CMS Verification failure\n", argv[1]);
+    fprintf(stderr, "xl1_gostx: %s: CMS Verification failure\n", a.sig);
     return 1;
   }
   /* every signature the run met, each verified once (the memo, x509.h) */
   fprintf(stderr, "xl1_gostx: signatures: %zu verified, %zu repeats answered from the run's memo\n",
           j.memo->checked, j.memo->answered);
-  if (seconds <= 0) return 0;
+  if (a.seconds <= 0) return 0;
   /* the loop's own lines ("level: ...") buffered, not written one by one */
   static char quiet[1 << 16];
   FILE *null = freopen("/dev/null", "w", stderr);
   if (null) setvbuf(stderr, quiet, _IOFBF, sizeof quiet);
-  double rate[100];
-  for (int r = 0; r < rounds; r++) {
-    uint64_t calls;
-    double t;
-    if (gostx_bench_run_for(GOSTX_BENCH_PROCESS_CPU, seconds / rounds, verify_once, &j, &calls, &t)) {
-      printf("xl1_gostx: a verification failed in the loop\n");
-      return 1;
-    }
-    rate[r] = (double)calls / t;
+  if (xl1_time(&a, "gostx", verify_once, &j)) {
+    printf("xl1_gostx: a verification failed in the loop\n");
+    return 1;
   }
-  printf("gostx: %.1f ops/CPU-s (median of %d rounds of %.2f CPU-s)\n", gostx_bench_median(rate, rounds), rounds,
-         seconds / rounds);
   return 0;
 }

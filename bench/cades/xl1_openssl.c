@@ -45,7 +45,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "harness.h"
+#include "xl1_run.h"
 
 #define MAXV 16 /* entries per list, as GOSTX_CADES_MAX */
 
@@ -483,39 +483,25 @@ static unsigned char *slurp(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: xl1_openssl SIG.der DOC CAFILE [SECONDS] [ROUNDS]\n");
-    return 2;
-  }
-  double seconds = argc > 4 ? atof(argv[4]) : 3;
-  int rounds = argc > 5 ? atoi(argv[5]) : 5;
-  if (rounds < 1 || rounds > 100) rounds = 5;
+  xl1_args a;
+  if (!xl1_args_read(argc, argv, "xl1_openssl", &a)) return 2;
   OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL);
   if (!EVP_get_digestbyname("md_gost12_256"))
     return fail("no md_gost12_256: gost-engine not loaded (OPENSSL_CONF=tests/support/gost_engine.cnf)"), 2;
   for (int k = 0; k < N_ATTRS; k++)
     if (!(attr_obj[k] = OBJ_txt2obj(attr_oid[k], 1))) return 2;
   job j = {0};
-  j.sig = slurp(argv[1], &j.sig_len);
-  j.doc = slurp(argv[2], &j.doc_len);
-  if (!(j.store = X509_STORE_new()) || X509_STORE_load_file(j.store, argv[3]) != 1)
+  j.sig = slurp(a.sig, &j.sig_len);
+  j.doc = slurp(a.doc, &j.doc_len);
+  if (!(j.store = X509_STORE_new()) || X509_STORE_load_file(j.store, a.cafile) != 1)
     return fail("the trust anchors"), 2;
   if (verify_once(&j)) {
-    fprintf(stderr, "xl1_openssl: %s: verification failure\n", argv[1]);
+    fprintf(stderr, "xl1_openssl: %s: verification failure\n", a.sig);
     return 1;
   }
   fprintf(stderr, "xl1_openssl: %s: verified (signature, chain, timestamps, refs, OCSP/CRL at the timestamp's time)\n",
-          argv[1]);
-  if (seconds <= 0) return 0;
-  double rate[100];
-  for (int r = 0; r < rounds; r++) {
-    uint64_t calls;
-    double t;
-    if (gostx_bench_run_for(GOSTX_BENCH_PROCESS_CPU, seconds / rounds, verify_once, &j, &calls, &t))
-      return fail("a verification failed in the loop");
-    rate[r] = (double)calls / t;
-  }
-  printf("openssl: %.1f ops/CPU-s (median of %d rounds of %.2f CPU-s)\n", gostx_bench_median(rate, rounds), rounds,
-         seconds / rounds);
+          a.sig);
+  if (a.seconds <= 0) return 0;
+  if (xl1_time(&a, "openssl", verify_once, &j)) return fail("a verification failed in the loop");
   return 0;
 }

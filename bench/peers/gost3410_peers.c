@@ -18,42 +18,32 @@
 #include <string.h>
 
 #include "gostx.h"
+#include "bench_ec.h"
 #include "harness.h"
 
 static int runs = 5;
 static ENGINE *gost;
 
 struct side {
-  gostx_gost3410_curve curve;
-  size_t len;
-  /* gostx */
-  uint8_t priv[64], pub[128], peer_pub[128], digest[64], sig[128], ukm[8], out[64];
+  gostx_bench_ec gx; /* first: the shared jobs take a struct side */
   /* gost-engine */
   EVP_PKEY *key, *peer;
   uint8_t esig[128];
   size_t esig_len;
 };
 
-static int gx_sign(void *a) {
-  struct side *s = a;
-  return gostx_gost3410_sign(s->curve, s->priv, s->len, s->digest, s->len, s->sig, 2 * s->len);
-}
-static int gx_verify(void *a) {
-  struct side *s = a;
-  return gostx_gost3410_verify(s->curve, s->pub, 2 * s->len, s->digest, s->len, s->sig,
-                               2 * s->len);
-}
+/* VKO_GOSTR3410_2012_256, as ossl_vko */
 static int gx_vko(void *a) {
   struct side *s = a;
-  return gostx_gost3410_vko(s->curve, s->priv, s->len, s->peer_pub, 2 * s->len, s->ukm,
-                            sizeof s->ukm, s->out, 32);
+  return gostx_gost3410_vko(s->gx.curve, s->gx.priv, s->gx.len, s->gx.peer, 2 * s->gx.len,
+                            s->gx.ukm, sizeof s->gx.ukm, s->gx.out, 32);
 }
 
 static int ossl_sign(void *a) {
   struct side *s = a;
   EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(s->key, gost);
   size_t len = sizeof s->esig;
-  int ok = c && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, s->esig, &len, s->digest, s->len) > 0;
+  int ok = c && EVP_PKEY_sign_init(c) > 0 && EVP_PKEY_sign(c, s->esig, &len, s->gx.digest, s->gx.len) > 0;
   EVP_PKEY_CTX_free(c);
   return ok ? 0 : 1;
 }
@@ -61,7 +51,7 @@ static int ossl_verify(void *a) {
   struct side *s = a;
   EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(s->key, gost);
   int ok = c && EVP_PKEY_verify_init(c) > 0 &&
-           EVP_PKEY_verify(c, s->esig, s->esig_len, s->digest, s->len) == 1;
+           EVP_PKEY_verify(c, s->esig, s->esig_len, s->gx.digest, s->gx.len) == 1;
   EVP_PKEY_CTX_free(c);
   return ok ? 0 : 1;
 }
@@ -72,7 +62,7 @@ static int ossl_vko(void *a) {
   uint8_t out[64];
   size_t len = sizeof out;
   int ok = c && EVP_PKEY_derive_init(c) > 0 && EVP_PKEY_derive_set_peer(c, s->peer) > 0 &&
-           EVP_PKEY_CTX_ctrl(c, -1, -1, EVP_PKEY_CTRL_SET_IV, (int)sizeof s->ukm, s->ukm) > 0 &&
+           EVP_PKEY_CTX_ctrl(c, -1, -1, EVP_PKEY_CTRL_SET_IV, (int)sizeof s->gx.ukm, s->gx.ukm) > 0 &&
            EVP_PKEY_derive(c, out, &len) > 0;
   EVP_PKEY_CTX_free(c);
   return ok ? 0 : 1;
@@ -114,9 +104,6 @@ static double median_ops(gostx_bench_job job, struct side *s, double *v, int r) 
 static int bench_curve(gostx_gost3410_curve curve, int nid, const char *paramset) {
   struct side s;
   memset(&s, 0, sizeof s);
-  s.curve = curve;
-  s.len = gostx_gost3410_size(curve);
-  uint8_t peer_priv[64];
   const char *name = gostx_gost3410_curve_name(curve);
   s.key = ossl_keygen(nid, paramset);
   s.peer = ossl_keygen(nid, paramset);
@@ -124,14 +111,12 @@ static int bench_curve(gostx_gost3410_curve curve, int nid, const char *paramset
     fprintf(stderr, "gost3410_peers: gost-engine has no %s\n", name);
     return 1;
   }
-  if (gostx_gost3410_keygen(curve, s.priv, s.len, s.pub, 2 * s.len) ||
-      gostx_gost3410_keygen(curve, peer_priv, s.len, s.peer_pub, 2 * s.len) ||
-      gostx_random_bytes(s.digest, s.len) || gostx_random_bytes(s.ukm, sizeof s.ukm) ||
-      gx_sign(&s) || gx_verify(&s) || gx_vko(&s) || ossl_sign(&s) || ossl_vko(&s)) {
+  if (gostx_bench_ec_setup(&s.gx, curve) || gostx_bench_ec_verify(&s) || gx_vko(&s) ||
+      ossl_sign(&s) || ossl_vko(&s)) {
     fprintf(stderr, "gost3410_peers: %s: setup failed\n", name);
     return 1;
   }
-  s.esig_len = 2 * s.len;
+  s.esig_len = 2 * s.gx.len;
   if (ossl_verify(&s)) {
     fprintf(stderr, "gost3410_peers: %s: gost-engine refuses its own signature\n", name);
     return 1;
@@ -139,15 +124,15 @@ static int bench_curve(gostx_gost3410_curve curve, int nid, const char *paramset
   /* Same curve, same work: gostx verifies the engine's signature (s || r
    * -> r || s, the key's coordinates reversed). */
   uint8_t epub[128], rs[128];
-  memcpy(rs, s.esig + s.len, s.len);
-  memcpy(rs + s.len, s.esig, s.len);
-  if (ossl_pub(s.key, s.len, epub) ||
-      gostx_gost3410_verify(curve, epub, 2 * s.len, s.digest, s.len, rs, 2 * s.len)) {
+  const size_t n = s.gx.len;
+  memcpy(rs, s.esig + n, n);
+  memcpy(rs + n, s.esig, n);
+  if (ossl_pub(s.key, n, epub) || gostx_gost3410_verify(curve, epub, 2 * n, s.gx.digest, n, rs, 2 * n)) {
     fprintf(stderr, "gost3410_peers: %s: gostx does not accept gost-engine's signature\n", name);
     return 1;
   }
   static const char *ops[] = {"sign", "verify", "vko"};
-  gostx_bench_job gjob[] = {gx_sign, gx_verify, gx_vko};
+  gostx_bench_job gjob[] = {gostx_bench_ec_sign, gostx_bench_ec_verify, gx_vko};
   gostx_bench_job ojob[] = {ossl_sign, ossl_verify, ossl_vko};
   for (int o = 0; o < 3; o++) {
     double g[64], e[64];

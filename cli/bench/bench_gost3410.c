@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_ec.h"
 
 /* The standard sets; a row's CURVE is the set's short name in lower case
  * (gostx_gost3410_curve_short_name). */
@@ -21,38 +22,25 @@ static const gostx_gost3410_curve curves[] = {
 #define NCURVES (sizeof curves / sizeof curves[0])
 
 struct keys {
-  gostx_gost3410_curve curve;
-  size_t len;
-  uint8_t priv[64], pub[128], peer[128], digest[64], sig[128], ukm[8], out[32];
-  gostx_gost3410_key key; /* priv as the key object */
+  gostx_bench_ec ec;      /* first: the shared jobs take a struct keys */
+  gostx_gost3410_key key; /* ec.priv as the key object */
 };
 
-static int op_keygen(void *a) {
-  struct keys *k = a;
-  uint8_t d[64], q[128];
-  int rc = gostx_gost3410_keygen(k->curve, d, k->len, q, 2 * k->len);
-  gostx_memzero(d, sizeof d);
-  return rc;
-}
 static int op_sign(void *a) {
   struct keys *k = a;
-  return gostx_gost3410_key_sign(&k->key, k->digest, k->len, k->sig, 2 * k->len);
-}
-static int op_verify(void *a) {
-  struct keys *k = a;
-  return gostx_gost3410_verify(k->curve, k->pub, 2 * k->len, k->digest, k->len, k->sig,
-                               2 * k->len);
+  return gostx_gost3410_key_sign(&k->key, k->ec.digest, k->ec.len, k->ec.sig, 2 * k->ec.len);
 }
 static int op_vko(void *a) {
   struct keys *k = a;
-  return gostx_gost3410_key_vko(&k->key, k->peer, 2 * k->len, k->ukm, sizeof k->ukm, k->out,
-                                sizeof k->out);
+  return gostx_gost3410_key_vko(&k->key, k->ec.peer, 2 * k->ec.len, k->ec.ukm, sizeof k->ec.ukm,
+                                k->ec.out, 32);
 }
 
 static const struct {
   const char *name;
   gostx_bench_job fn;
-} ops[] = {{"keygen", op_keygen}, {"sign", op_sign}, {"verify", op_verify}, {"vko", op_vko}};
+} ops[] = {{"keygen", gostx_bench_ec_keygen}, {"sign", op_sign},
+           {"verify", gostx_bench_ec_verify}, {"vko", op_vko}};
 #define NOPS (sizeof ops / sizeof ops[0])
 
 static void row_name(size_t c, size_t o, char *buf, size_t cap) {
@@ -84,18 +72,8 @@ int bench_gost3410_count(const char *filter, int list) {
 }
 
 static int setup(struct keys *k, gostx_gost3410_curve curve) {
-  uint8_t peer_priv[64];
-  memset(k, 0, sizeof *k);
-  k->curve = curve;
-  k->len = gostx_gost3410_size(curve);
-  int rc = gostx_gost3410_keygen(curve, k->priv, k->len, k->pub, 2 * k->len);
-  if (!rc) rc = gostx_gost3410_key_set_private(&k->key, curve, k->priv, k->len, NULL);
-  if (!rc) rc = gostx_gost3410_keygen(curve, peer_priv, k->len, k->peer, 2 * k->len);
-  if (!rc) rc = gostx_random_bytes(k->digest, k->len);
-  if (!rc) rc = gostx_random_bytes(k->ukm, sizeof k->ukm);
-  if (!rc) rc = op_sign(k);
-  gostx_memzero(peer_priv, sizeof peer_priv);
-  return rc;
+  int rc = gostx_bench_ec_setup(&k->ec, curve);
+  return rc ? rc : gostx_gost3410_key_set_private(&k->key, curve, k->ec.priv, k->ec.len, NULL);
 }
 
 int bench_gost3410(int repeat, double min_time, const char *filter, int json) {

@@ -232,11 +232,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(out1[i], SENTINEL, sizeof out1[i]);
     gostx_esp_packet one;
     int rc = open_one(&sa, use_cache ? &k1 : NULL, &w, p, out1[i], &one, i);
-    const size_t ol = one.out_len;
-    const uint8_t nh = one.next_header;
     const uint64_t seq = one.seq;
     if (rc == GOSTX_OK) {
-      verify_accepted(&sa, p, out1[i], ol, nh, seq, i);
+      verify_accepted(&sa, p, out1[i], one.out_len, one.next_header, seq, i);
       rc = gostx_esp_replay_update(&w, seq);
       if (rc == GOSTX_OK) {
         for (size_t j = 0; j < delivered; j++)
@@ -279,14 +277,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(out1[i], SENTINEL, sizeof out1[i]);
     gostx_esp_packet one;
     int rc = open_one(&sa, use_cache ? &k1 : NULL, &w0, p, out1[i], &one, i);
-    const size_t ol = one.out_len;
-    const uint8_t nh = one.next_header;
-    const uint64_t seq = one.seq;
     if (rc != b[i].status) bug("burst status differs from the one-packet call", i);
     if (rc == GOSTX_OK) {
       verify_accepted(&sa, p, out2[i], b[i].out_len, b[i].next_header, b[i].seq, i);
-      if (b[i].seq != seq || b[i].out_len != ol || b[i].next_header != nh ||
-          memcmp(out1[i], out2[i], ol))
+      if (b[i].seq != one.seq || b[i].out_len != one.out_len ||
+          b[i].next_header != one.next_header || memcmp(out1[i], out2[i], one.out_len))
         bug("burst result differs from the one-packet call", i);
     } else {
       check_refused(rc, out2[i], p->len, i);

@@ -1,6 +1,6 @@
-# Sourced (after netns.sh) by the gateway tests of a static site 1 ($NB,
-# the pair of netns.sh) beside IKEv2 peers: test_tunnel_gateway_ra.sh and
-# test_tunnel_gateway_sites.sh.
+# Sourced (after netns.sh and ike_common.sh) by the gateway tests of a
+# static site 1 ($NB, the pair of netns.sh) beside IKEv2 peers:
+# test_tunnel_gateway_ra.sh and test_tunnel_gateway_sites.sh.
 
 # gw_site1 GW_TUN S1_TUN: site 1's key files, the head of the gateway's
 # config $T/gw.conf (on GW_TUN) with its [peer s1] section (remote_ts
@@ -11,12 +11,8 @@ gw_site1() {
   head -c 32 /dev/urandom >"$T/g2s1.key"
   head -c 32 /dev/urandom >"$T/s12g.key"
   chmod 600 "$T/g2s1.key" "$T/s12g.key"
-  cat >"$T/gw.conf" <<EOF
-local = 0.0.0.0:4500
-tun = $1
-state = $T/gw.state
-threads = 1
-
+  gw_conf_head "$1" >"$T/gw.conf"
+  cat >>"$T/gw.conf" <<EOF
 [peer s1]
 peer = 10.231.0.2:4500
 transform = kuznyechik-mgm-ktree

@@ -162,18 +162,19 @@ pki() {
       "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" "${validity[@]}" -out "$T/$1.pem"
   fi
 }
+# gw_conf_head TUN: the head of a gateway's config: port 4500 on TUN, one
+# worker, its state file $T/gw.state
+gw_conf_head() {
+  printf 'local = 0.0.0.0:4500\ntun = %s\nstate = %s\nthreads = 1\n\n' "$1" "$T/gw.state"
+}
 # pool_gateway TUN POOL: the test CA ($T/ca.*) and the gateway's certificate
 # ($T/gw.*), and $T/gw.conf: a gateway on TUN (port 4500, one worker) whose
 # [pool users] hands out POOL's addresses to CN=*.users.gostx.test
 pool_gateway() {
   pki ca 256A "/C=RU/O=gostx test/CN=test CA" self && pki gw 256A "/C=RU/O=gostx test/CN=gw" ca ||
     return 1
-  cat >"$T/gw.conf" <<EOC
-local = 0.0.0.0:4500
-tun = $1
-state = $T/gw.state
-threads = 1
-
+  gw_conf_head "$1" >"$T/gw.conf"
+  cat >>"$T/gw.conf" <<EOC
 [pool users]
 pool = $2
 remote_id = CN=*.users.gostx.test

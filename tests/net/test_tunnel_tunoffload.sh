@@ -60,32 +60,27 @@ for side in a b; do
 done
 
 # 2. TCP, IPv4 and IPv6 inside, from super-packets
-for addr in 10.232.0.2 fd00:232::2; do
+# tcp_gso WHAT ADDR: $MIB MiB over TCP from A to ADDR byte-exact (with
+# XFER_DSTOPTS as set), A cutting TSO super-packets (none dropped), B
+# joining the segments into GSO writes
+tcp_gso() {
+  local what=$1 addr=$2 gso0 drop0 out0 gso1 drop1 out1
   read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
   read -r _ _ _ _ _ out0 < <(counters $NB b)
-  if tunnel_tcp_through $NA $NB $addr; then ok "$MIB MiB byte-exact over TCP to $addr"; else
-    bad "TCP to $addr: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
+  if tunnel_tcp_through $NA $NB $addr; then ok "$MIB MiB byte-exact over $what"; else
+    bad "$what: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
   read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
   read -r _ _ _ _ _ out1 < <(counters $NB b)
   [ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
-    ok "A read $((gso1 - gso0)) TSO super-packets and cut them, none dropped" ||
-    bad "TCP to $addr: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
-  [ $((out1 - out0)) -gt 0 ] && ok "B joined segments into $((out1 - out0)) GSO writes" ||
-    bad "TCP to $addr: B's tun_gso_out $out0 -> $out1"
-done
+    ok "$what: A read $((gso1 - gso0)) TSO super-packets and cut them, none dropped" ||
+    bad "$what: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
+  [ $((out1 - out0)) -gt 0 ] && ok "$what: B joined the segments into $((out1 - out0)) GSO writes" ||
+    bad "$what: B's tun_gso_out $out0 -> $out1"
+}
+for addr in 10.232.0.2 fd00:232::2; do tcp_gso "TCP to $addr" $addr; done
 # ... and over IPv6 with a destination options header in every segment:
 # cut by A with the header in each segment, joined by B with it
-read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
-read -r _ _ _ _ _ out0 < <(counters $NB b)
-if XFER_DSTOPTS=1 tunnel_tcp_through $NA $NB fd00:232::2; then ok "$MIB MiB byte-exact over TCP to fd00:232::2 with a destination options header"; else
-  bad "TCP with a destination options header: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
-read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
-read -r _ _ _ _ _ out1 < <(counters $NB b)
-[ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
-  ok "A read $((gso1 - gso0)) TSO super-packets with the extension header and cut them, none dropped" ||
-  bad "TCP with a destination options header: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
-[ $((out1 - out0)) -gt 0 ] && ok "B joined the segments with the extension header into $((out1 - out0)) GSO writes" ||
-  bad "TCP with a destination options header: B's tun_gso_out $out0 -> $out1"
+XFER_DSTOPTS=1 tcp_gso "TCP to fd00:232::2 with a destination options header" fd00:232::2
 read -r _ _ auth mal _ _ < <(counters $NB b)
 [ "$auth $mal" = "0 0" ] && ok "B refused nothing (rx_auth, rx_malformed 0)" ||
   bad "B refused packets: rx_auth $auth, rx_malformed $mal"

@@ -39,6 +39,12 @@ void pki_make_cert(pki_cert *out, const char *subj, const pki_key *key, const ch
   CHECK(gostx_x509_parse(out->der, out->len, &out->c, NULL) == GOSTX_OK, "%s parsed", subj);
 }
 
+void pki_make(pki_cert *out, pki_key *key, gostx_gost3410_curve curve, const char *subj,
+              const char *const *ext, const pki_cert *issuer, const pki_key *issuer_key) {
+  pki_make_key(curve, key);
+  pki_make_cert(out, subj, key, ext, issuer, issuer_key);
+}
+
 void pki_make_crl(const pki_cert *issuer, const pki_key *issuer_key,
                   const pki_cert *const *revoked, size_t n, int64_t next_update, uint8_t *der,
                   size_t cap, gostx_x509_crl *crl) {

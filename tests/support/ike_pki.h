@@ -30,6 +30,9 @@ void pki_make_key(gostx_gost3410_curve curve, pki_key *k);
  * issued by issuer (NULL: self-signed by key). */
 void pki_make_cert(pki_cert *out, const char *subj, const pki_key *key, const char *const *ext,
                    const pki_cert *issuer, const pki_key *issuer_key);
+/* A new key on curve into key, and its certificate (pki_make_cert's). */
+void pki_make(pki_cert *out, pki_key *key, gostx_gost3410_curve curve, const char *subj,
+              const char *const *ext, const pki_cert *issuer, const pki_key *issuer_key);
 /* A CRL of issuer's from IKE_PKI_T0 to next_update listing revoked[n] (at
  * most 2; keyCompromise, at IKE_PKI_T0) into der (cap), parsed into *crl
  * (which points into der). */

@@ -36,6 +36,20 @@ uint8_t *tv_file(const char *name, size_t *len);
 uint8_t *t_read_file(const char *path, size_t *len);
 /* The "cases" array of a vectors file. */
 json *tv_cases(json *file);
+/* The cases of a vectors file in turn (it.i: the index of the case, it.n:
+ * how many there are):
+ *   tv_iter it = tv_open("x.json");
+ *   for (json *c; (c = tv_next(&it)) != NULL;) ...
+ *   tv_close(&it); */
+typedef struct tv_iter {
+  json *file, *cases;
+  size_t i, n;
+} tv_iter;
+tv_iter tv_open(const char *name);
+json *tv_next(tv_iter *it); /* NULL after the last */
+/* The next case whose string field key is value (NULL after the last). */
+json *tv_next_where(tv_iter *it, const char *key, const char *value);
+void tv_close(tv_iter *it);
 /* Field accessors that exit the test with a message when the field is missing. */
 const char *tv_str(const json *c, const char *key);
 /* Decodes hex field `key` into a malloc'ed buffer (never NULL; may be length 0). */
@@ -60,11 +74,18 @@ int t_check_bytes(const uint8_t *got, const uint8_t *want, size_t len, const cha
   do { int rc_ = (expr); CHECK(rc_ == (want), "%s: rc %d (%s), want %d", (what), rc_, gostx_strerror(rc_), (want)); } while (0)
 int t_done(void); /* prints the summary; returns the process exit code */
 
+/* The next implementation row of alg (gostx__impl_row) from *i on that this
+ * CPU can run, *i moved past it; NULL after the last. */
+const void *t_next_usable(int alg, size_t *i);
+
 /* ---- random (xoshiro-style; seed from GOSTX_TEST_SEED or a fixed default) ---- */
 void t_rand_init(void);
 uint64_t t_rand(void);
 size_t t_rand_below(size_t n);
 void t_rand_bytes(uint8_t *p, size_t len);
+/* A random key and IV, and c under the key for alg (GOSTX_ALG_*): the
+ * start of a test of one cipher's paths against each other. */
+void t_rand_cipher(gostx_cipher *c, gostx_alg alg, uint8_t key[GOSTX_KEY_LEN], uint8_t iv[8]);
 /* The next piece of a stream with left bytes to go, for a mode of n-byte
  * blocks: 1, up to 3 blocks (0 included), up to 700, or all that is left,
  * each a quarter of the time; never more than left. */

@@ -40,6 +40,24 @@ json *tv_cases(json *file) {
   return c;
 }
 
+tv_iter tv_open(const char *name) {
+  tv_iter it = {tv_load(name), NULL, (size_t)-1, 0};
+  it.cases = tv_cases(it.file);
+  it.n = json_len(it.cases);
+  return it;
+}
+
+json *tv_next(tv_iter *it) { return ++it->i < it->n ? json_at(it->cases, it->i) : NULL; }
+
+json *tv_next_where(tv_iter *it, const char *key, const char *value) {
+  json *c;
+  while ((c = tv_next(it)) != NULL && strcmp(tv_str(c, key), value) != 0) {
+  }
+  return c;
+}
+
+void tv_close(tv_iter *it) { json_free(it->file); }
+
 const char *tv_str(const json *c, const char *key) {
   const char *s = json_str(json_get(c, key));
   if (!s) {
@@ -145,6 +163,20 @@ size_t t_rand_below(size_t n) { return n ? (size_t)(t_rand() % n) : 0; }
 
 void t_rand_bytes(uint8_t *p, size_t len) {
   for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand() >> 56);
+}
+
+const void *t_next_usable(int alg, size_t *i) {
+  int usable;
+  const void *row;
+  while ((row = gostx__impl_row(alg, (*i)++, &usable)) != NULL && !usable) {
+  }
+  return row;
+}
+
+void t_rand_cipher(gostx_cipher *c, gostx_alg alg, uint8_t key[GOSTX_KEY_LEN], uint8_t iv[8]) {
+  t_rand_bytes(key, GOSTX_KEY_LEN);
+  t_rand_bytes(iv, 8);
+  gostx_cipher_init(c, alg, key);
 }
 
 size_t t_rand_piece(size_t left, size_t n) {
