@@ -21,6 +21,10 @@
 #   and its namespace's NAPI threads on the last CPU, the senders (sites,
 #   the single peer's near end) and every iperf3 on the others, so that
 #   the measured side's CPU per byte is not shared with what loads it
+#   RATE=MBIT: every row's streams together offered MBIT Mbit/s (iperf3 -b,
+#   split evenly), so that the receiving side's CPU per byte is compared
+#   at one packet rate (a tunnel's batches, hence its CPU per byte, grow
+#   with its rate: rows that carry different rates are not comparable)
 #   PERF=FILE: `perf record -g` of the receiving tunnel process over the
 #   measured seconds of each run (FILE.single, FILE.singleN, FILE.t1,
 #   FILE.t2, FILE.kernel.*: the last run's of each row; `perf report -i` it)
@@ -108,9 +112,11 @@ steady() {
   done
   sleep 1
   k=0
+  local rate=()
+  [ -n "${RATE:-}" ] && rate=(-b "$((RATE * 1000 / $#))K")
   for s in "$@"; do
     ip netns exec $NA "${SEND_PIN[@]}" timeout $((SECS + 50)) iperf3 -c $addr -p $((5300 + k)) -B $s -t $((SECS + 4)) \
-      -P 1 >>"$T/iperf.log" 2>&1 &
+      -P 1 "${rate[@]}" >>"$T/iperf.log" 2>&1 &
     run+=($!)
     k=$((k + 1))
   done
@@ -210,7 +216,7 @@ gw_counters() {
 }
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $SITES sites (${ACTIVE:-$SITES} carrying a stream), iperf3 TCP one stream each, ${SECS}s measured, median of $RUNS runs; MTU 1400"
+echo "# $SITES sites (${ACTIVE:-$SITES} carrying a stream), iperf3 TCP one stream each${RATE:+, all streams of a row $RATE Mbit/s together}, ${SECS}s measured, median of $RUNS runs; MTU 1400"
 printf '%-44s %8s %9s %8s %8s %8s\n' setup Gbit/s kpps "cpu s/GB" "user" "napi"
 # the sites that carry a stream: ACTIVE of them (default all), spread over
 # the SITES (every SITES / ACTIVE-th), the others configured and idle
