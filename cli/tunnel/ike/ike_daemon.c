@@ -66,7 +66,7 @@ int ike_queue_open(int pair[2]) {
   /* A socketpair's datagrams wait against the writer's send buffer (no
    * max_dgram_qlen between peers): the default 208 KiB held ~100 requests,
    * so a burst of IKE_SA_INITs met while the thread was busy with its
-   * Diffie-Hellman lost the rest (CI, stop 91: 25 of a 300-source flood).
+   * Diffie-Hellman lost the rest (CI, stop 91: 24 of a 300-source flood).
    * As deep as the data socket's receive buffer in front of it; best
    * effort, as there (tunnel_net.c). */
   int buf = 4 << 20;
