@@ -138,7 +138,7 @@ check "openssl -macalg md_gost12_256 export" o pkcs12 -export -inkey leaf.key -i
   -certfile ca.crt -keypbe gost89 -certpbe gost89 -macalg md_gost12_256 -passout pass:пароль -out o_mac256.pfx
 check "gostx reads openssl's Streebog-256 MAC: the key" same "$want_leaf" \
   "$("$G" pkcs12 -in o_mac256.pfx -passin pass:пароль -nocerts -noenc)"
-check "... the chain, and -info names the MAC" bash -c "[ \"\$('$G' pkcs12 -in o_mac256.pfx -passin pass:пароль -nokeys)\" = \"\$(cat leaf.crt ca.crt | sed -n '/BEGIN/,/END/p')\" ] &&
+check "... the chain, and -info names the MAC" bash -c "[ \"\$('$G' pkcs12 -in o_mac256.pfx -passin pass:пароль -nokeys)\" = \"\$(cat leaf.crt ca.crt | sed -n '/^-----BEGIN/,/^-----END/p')\" ] &&
   '$G' pkcs12 -in o_mac256.pfx -passin pass:пароль -info -noout 2>&1 | grep -q 'MAC: HMAC-Streebog-256'"
 "$G" pkcs12 -in o_mac256.pfx -passin pass:wrong -noenc 2>err >/dev/null; rc=$?
 check "Streebog-256 MAC, wrong password: exit 1, said" bash -c "[ $rc = 1 ] && grep -q 'wrong password' err"

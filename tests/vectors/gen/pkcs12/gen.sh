@@ -47,7 +47,7 @@ o pkcs12 -export -inkey key256.pem -in cert256.pem -name "my key" $g89 -passout 
   -out "$out/engine-gost89-256.pfx"
 o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(cat mid.crt root.crt) -name "ключ" $g89 \
   -passout pass:пароль -out "$out/engine-gost89-512.pfx"
-o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(tail -n +2 chain512x9.pem | sed -n '/BEGIN/,$p') \
+o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(tail -n +2 chain512x9.pem | sed -n '/^-----BEGIN/,$p') \
   -keypbe kuznyechik-ctr-acpkm -certpbe kuznyechik-ctr-acpkm -macalg md_gost12_512 \
   -passout pass:secret -out "$out/engine-kuznyechik-512.pfx"
 o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(cat mid.crt root.crt) \
