@@ -64,6 +64,7 @@ static void gw_reload(struct tunnel *t) {
   if (tunnel_gw_reload_read(t, &next)) return;
   int rc = t->ra ? tunnel_ra_sites_stage(t, &next, sites) : 0;
   if (!rc && (rc = tunnel_gw_reload(t, &next, peers)) && t->ra) tunnel_ra_sites_unstage(t);
+  if (!rc) tunnel_config_sites_shed(&t->cfg); /* the staged sites are copies */
   if (!rc && t->ra && tunnel_ra_sites_commit(t)) memset(sites, 0, sizeof sites);
   if (!rc) tunnel_gw_reload_say(t, peers, sites);
   tunnel_config_free(&next);

@@ -336,6 +336,10 @@ struct tunnel {
 int tunnel_config_read(const char *path, struct tunnel_config *cfg);
 /* Frees what tunnel_config_read allocated in cfg (the peers). */
 void tunnel_config_free(struct tunnel_config *cfg);
+/* A gateway's running config once the IKE thread's sites are made of its
+ * IKEv2 sections (ike_sites.c copies what runs): those sections' own
+ * configs freed, ike NULL (about 47 KiB each), nsites kept. */
+void tunnel_config_sites_shed(struct tunnel_config *cfg);
 /* The config of peer p's SA pair as a point-to-point config: cfg's
  * settings with p's address, transform, SPIs and key files (for
  * tunnel_load_keys). */

@@ -1174,6 +1174,14 @@ void tunnel_config_free(struct tunnel_config *cfg) {
   cfg->npeers = 0;
 }
 
+void tunnel_config_sites_shed(struct tunnel_config *cfg) {
+  for (size_t i = 0; i < cfg->nsites; i++) {
+    struct tunnel_peer_config *p = &cfg->peers[cfg->npeers - cfg->nsites + i];
+    free(p->ike);
+    p->ike = NULL;
+  }
+}
+
 void tunnel_config_of_peer(const struct tunnel_config *cfg, const struct tunnel_peer_config *p,
                            struct tunnel_config *out) {
   *out = *cfg;

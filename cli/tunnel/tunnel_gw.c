@@ -864,10 +864,12 @@ static void peer_zero(struct tunnel_peer *p) {
   atomic_store(&p->rx_selector, 0), atomic_store(&p->last_seen, 0);
 }
 
-void tunnel_gw_site_set(struct tunnel *t, size_t u, const struct tunnel_peer_config *site) {
+void tunnel_gw_site_set(struct tunnel *t, size_t u, const struct tunnel_peer_config *site,
+                        const char *id) {
   struct tunnel_gw *gw = t->gw;
   pthread_mutex_lock(&gw->lock);
   gw->users[u].site = site;
+  snprintf(gw->users[u].id, sizeof gw->users[u].id, "%s", site ? id : "");
   gw->users[u].rekeys = 0;
   peer_zero(&gw->peers[gw->npeers + u]);
   /* no memory for the tables: the old routes stay (they hold no pointer
@@ -882,7 +884,10 @@ void tunnel_gw_user_clear(struct tunnel *t, size_t u) {
   struct tunnel_gw_user old = gw->users[u];
   memset(&gw->users[u], 0, sizeof gw->users[u]);
   const int site = u < gw->nsites; /* the same peer when it comes back: its counts go on */
-  if (site) gw->users[u].rekeys = old.rekeys, gw->users[u].site = old.site;
+  if (site) {
+    gw->users[u].rekeys = old.rekeys, gw->users[u].site = old.site;
+    memcpy(gw->users[u].id, old.id, sizeof old.id);
+  }
   if (publish(t)) { /* still reachable: kept, unused */
     memset(&old, 0, sizeof old);
   }
@@ -966,7 +971,7 @@ void tunnel_gw_status(struct tunnel *t, FILE *f) {
               (unsigned)spi_in);
       peer_counters(&gw->peers[gw->npeers + u], f);
       fprintf(f, " rekeys %llu id %s\n", (unsigned long long)us->rekeys,
-              site ? site->ike->remote_id.text : us->id);
+              us->id);
     }
     pthread_mutex_unlock(&gw->lock);
   }

@@ -104,10 +104,11 @@ void tunnel_gw_user_set_to(struct tunnel *t, size_t u, const struct sockaddr_sto
 void tunnel_gw_user_set(struct tunnel *t, size_t u, const uint8_t ip[4], const char *id);
 void tunnel_gw_user_clear(struct tunnel *t, size_t u);
 /* Site slot u (the IKE thread, its SAs cleared) taken by the section
- * site (NULL: free again): its routes from the next table on, its
- * counters zeroed; once it returns no worker or status reaches the one
- * before. */
-void tunnel_gw_site_set(struct tunnel *t, size_t u, const struct tunnel_peer_config *site);
+ * site of remote ID id (text, for --status; NULL, NULL: free again): its
+ * routes from the next table on, its counters zeroed; once it returns no
+ * worker or status reaches the one before. */
+void tunnel_gw_site_set(struct tunnel *t, size_t u, const struct tunnel_peer_config *site,
+                        const char *id);
 /* The packets accepted under user u's inbound SA of spi: 0, or -1 (none). */
 int tunnel_gw_user_in_accepted(struct tunnel *t, size_t u, uint32_t spi, uint64_t *n);
 void tunnel_gw_user_usage(struct tunnel *t, size_t u, uint32_t spi_in, uint32_t spi_out,

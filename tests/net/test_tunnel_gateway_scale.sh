@@ -14,6 +14,7 @@
 #    their address back and ping again;
 # 3. a user sending from another's address is answered nothing;
 # 4. every user stopped: the gateway has none left (remote_users 0);
+# 5. an IKEv2 site's slot at most 12 KiB of heap (two gateways of sites);
 # and the gateway's heap per established idle user (heap_bytes in its
 # status, user 0's one-time tables left out) at most 16 KiB.
 # About 25 s; not in make asan (label scale: fifty sanitized processes;
@@ -218,6 +219,32 @@ for _ in $(seq $(bound 50)); do
   [ "$n" = 0 ] && break
 done
 [ "$n" = 0 ] && ok "every user gone: remote_users 0" || bad "remote_users $n after all stopped"
+# 5. a configured IKEv2 site's slot (its section, material and settings,
+# none up) read off two gateways of 1 and 33 PSK sites that never come:
+# at most 12 KiB each (9,464 B on 2026-11-30; 136,760 B before, when each
+# site kept a copy of its section's whole config, and the running config
+# another, and a daemon's buffers). Up, a site grows as a user does (1.).
+sites_heap() { # N: heap_bytes of a gateway of N such sites in $NB
+  local n=$1 i c=$T/sg$1.conf h
+  printf 'local = 0.0.0.0:4600\ntun = gxsm%s\nstate = %s\nthreads = 1\n\n' $n "$T/sg$n.state" >$c
+  for i in $(seq 1 $n); do
+    [ -e "$T/m$i.psk" ] || head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/m$i.psk"
+    chmod 600 "$T/m$i.psk"
+    printf '[peer m%d]\nkeying = ikev2\npeer = 10.231.9.%d:4500\nremote_id = m%d.sites.gostx.test\n' $i $i $i
+    printf 'local_id = gw.sites.gostx.test\npsk = %s\nremote_ts = 10.120.%d.0/24\n\n' "$T/m$i.psk" $i
+  done >>$c
+  GLIBC_TUNABLES=glibc.malloc.tcache_count=0 tunnel_start sg$n $NB || { echo "sg$n: $(tail -2 "$T/sg$n.log")"; return; }
+  status_fresh sg$n
+  tunnel_status $NB sg$n heap_bytes
+  tunnel_stop $(eval echo \$PID_sg$n)
+}
+h1=$(sites_heap 1) h33=$(sites_heap 33)
+per=$(((${h33:-0} - ${h1:-0}) / 32))
+if [ -z "$heap" ]; then :; elif [[ "$h1$h33" =~ ^[0-9]+$ ]] && [ "$per" -gt 0 ] && [ "$per" -le 12288 ]; then
+  ok "an IKEv2 site's slot: $per B (heap $h1 B with 1, $h33 B with 33)"
+else
+  bad "an IKEv2 site's slot: $per B, at most 12288 (heap: '$h1' with 1, '$h33' with 33)"
+fi
 if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/*.log; then
   bad "sanitizer reports (above)"
 fi

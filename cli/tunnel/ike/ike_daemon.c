@@ -180,6 +180,7 @@ int tunnel_ike_prepare(struct tunnel *t) {
   struct tunnel_ike *k = calloc(1, sizeof *k);
   if (!k) return cli_usage("tunnel: out of memory");
   t->ike = k;
+  if (!(k->io = malloc(sizeof *k->io))) return cli_usage("tunnel: out of memory");
   k->t = t;
   k->fd = -1;
   pthread_mutex_init(&k->lock, NULL);
@@ -201,9 +202,8 @@ void tunnel_ike_free(struct tunnel *t) {
     if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
   t->ike_pair[0] = t->ike_pair[1] = -1;
   gostx__ike_mgr_free(k->mgr); /* the SAs, the outbound SAs never linked */
-  gostx_x509_store_free(k->store);
-  ike_crls_free(k->crls);
-  ike_crls_free(atomic_exchange(&k->crls_next, NULL));
+  ike_material_free(k);
+  free(k->io);
   pthread_mutex_destroy(&k->lock);
   gostx_memzero(k, sizeof *k); /* PSK, private key */
   free(k);
@@ -281,7 +281,7 @@ static void send_one(struct tunnel_ike *k, const gostx__ike_mgr_to *to, const ui
 
 /* What the manager asks, done in its order; then what --status shows */
 static void drain_events(struct tunnel_ike *k) {
-  gostx__ike_mgr_event *ev = &k->ev;
+  gostx__ike_mgr_event *ev = &k->io->ev;
   while (gostx__ike_mgr_next(k->mgr, ev)) {
     struct sockaddr_storage ss;
     if (ev->type == GOSTX_IKE_MGR_LOG) {
@@ -318,14 +318,14 @@ static void drain_events(struct tunnel_ike *k) {
   if (gostx__ike_mgr_installed(k->mgr)) atomic_store(&k->installed, 1);
 }
 
-/* One datagram into k->in from the IKE socket (with where it came to,
+/* One datagram into k->io->in from the IKE socket (with where it came to,
  * when the socket gives it: a wildcard local), or from the workers (one
  * that came on the data port: ike_pair_read): its length, or -1. */
 static ssize_t read_one(struct tunnel_ike *k, int fd, gostx__ike_mgr_to *from) {
-  if (fd != k->fd) return ike_pair_read(fd, k->in, sizeof k->in, from);
+  if (fd != k->fd) return ike_pair_read(fd, k->io->in, sizeof k->io->in, from);
   struct sockaddr_storage src, dst;
   union tunnel_pktinfo_cmsg c;
-  struct iovec iov = {k->in, sizeof k->in};
+  struct iovec iov = {k->io->in, sizeof k->io->in};
   struct msghdr h = {.msg_name = &src, .msg_namelen = sizeof src, .msg_iov = &iov,
                      .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof c.buf};
   memset(from, 0, sizeof *from);
@@ -358,9 +358,9 @@ static void take_crls(struct tunnel_ike *k) {
   ike_crls_free(old);
 }
 
-void ike_crls_reload(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+void ike_crls_reload(struct tunnel_ike *k, const char (*crl)[TUNNEL_PATH_MAX], size_t n) {
   cli_crl_list *l;
-  if (ike_crls_load(cfg, &l)) {
+  if (ike_crls_load(crl, n, &l)) {
     cli_err("tunnel: SIGHUP: the CRLs were not read again; those read before stay in use");
     return;
   }
@@ -373,7 +373,7 @@ void tunnel_ike_reload_crls(struct tunnel *t) {
             "reloaded");
     return;
   }
-  ike_crls_reload(t->ike, &t->cfg);
+  ike_crls_reload(t->ike, t->cfg.crl, t->cfg.n_crl);
 }
 
 static void receive(struct tunnel_ike *k, int fd, int64_t now) {
@@ -381,7 +381,7 @@ static void receive(struct tunnel_ike *k, int fd, int64_t now) {
   const ssize_t r = read_one(k, fd, &from);
   if (r < 0) return;
   take_crls(k);
-  gostx__ike_mgr_input(k->mgr, k->in, (size_t)r, &from, now);
+  gostx__ike_mgr_input(k->mgr, k->io->in, (size_t)r, &from, now);
   drain_events(k);
 }
 

@@ -13,6 +13,7 @@
 #include "../tunnel.h"
 
 #define IKE_CERTS 4
+#define IKE_CERT_MAX 4096 /* a certificate's DER, at most */
 #define IKE_BYE_MS 1000 /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 
 struct tunnel_ike {
@@ -24,7 +25,7 @@ struct tunnel_ike {
   gostx_gost3410_key key;
   uint8_t pub[128]; /* its public key, x | y big-endian (as certificates hold it) */
   size_t pub_len;
-  uint8_t cert_der[IKE_CERTS][4096];
+  uint8_t *cert_der[IKE_CERTS]; /* allocated, each its certificate's size */
   const uint8_t *certs[IKE_CERTS];
   size_t cert_lens[IKE_CERTS], n_certs;
   gostx_x509_store *store;
@@ -43,8 +44,12 @@ struct tunnel_ike {
   atomic_int installed;
   pthread_mutex_t lock; /* shown, read by the status writer */
   gostx__ike_mgr_shown shown;
-  gostx__ike_mgr_event ev;
-  uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
+  /* the single peer's thread's event and datagram (allocated: a gateway's
+   * sites hold material and settings alone, their thread's are ra's) */
+  struct ike_io {
+    gostx__ike_mgr_event ev;
+    uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
+  } *io;
   uint8_t inner_said[4]; /* the inner address the peer gave us, said */
 };
 
@@ -53,19 +58,22 @@ struct tunnel_ike {
  * them and cfg, all but the addresses (ike_daemon.c's). */
 int ike_material_load(struct tunnel_ike *k, const struct tunnel_config *cfg);
 void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
+/* What ike_material_load allocated (the certificates, the CA store, the
+ * CRLs, a SIGHUP's never taken), freed; the PSK and private key zeroed. */
+void ike_material_free(struct tunnel_ike *k);
 /* A PSK file (as key files are refused; one trailing newline dropped)
  * into psk[cap]: 0 with *psk_len (16 to cap - 2), or CLI_EXIT_* after a line. */
 int ike_psk_read(const struct tunnel_config *cfg, const char *path, uint8_t *psk, size_t cap,
                  size_t *psk_len);
-/* The CRLs of cfg's crl lines (files, each file of a folder) into a new
- * *out: 0; or CLI_EXIT_FAIL after a line naming the file that could not be
- * read as CRLs, nothing kept. */
-int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out);
+/* The CRLs of n crl lines' paths (files, each file of a folder) into a
+ * new *out: 0; or CLI_EXIT_FAIL after a line naming the file that could
+ * not be read as CRLs, nothing kept. */
+int ike_crls_load(const char (*crl)[TUNNEL_PATH_MAX], size_t n, cli_crl_list **out);
 void ike_crls_free(cli_crl_list *l);
-/* SIGHUP (main thread): cfg's crl lines read again into k->crls_next for
- * k's IKE thread to take (a line said when they cannot be read: those
+/* SIGHUP (main thread): n crl lines' paths read again into k->crls_next
+ * for k's IKE thread to take (a line said when they cannot be read: those
  * before stay). */
-void ike_crls_reload(struct tunnel_ike *k, const struct tunnel_config *cfg);
+void ike_crls_reload(struct tunnel_ike *k, const char (*crl)[TUNNEL_PATH_MAX], size_t n);
 /* The IKE thread: a SIGHUP's CRLs, when one came, made k's (k->crls and
  * k->set): 1 with *old, the list before, to free once no manager points
  * at it; or 0. */

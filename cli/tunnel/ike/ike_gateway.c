@@ -412,10 +412,11 @@ static void take_crls(struct tunnel_ra *ra) {
  * they are until the main thread's next plan, which it waits for. */
 void tunnel_ra_reload_crls(struct tunnel *t) {
   if (!t->ra) return;
-  if (t->cfg.pool && t->cfg.pool->n_crl) ike_crls_reload(&t->ra->k, t->cfg.pool);
+  if (t->cfg.pool && t->cfg.pool->n_crl)
+    ike_crls_reload(&t->ra->k, t->cfg.pool->crl, t->cfg.pool->n_crl);
   for (size_t i = 0; i < t->gw->nsites; i++) {
     struct ra_site *st = t->ra->sites[i];
-    if (st && st->ike.n_crl) ike_crls_reload(&st->k, &st->ike);
+    if (st && st->n_crl) ike_crls_reload(&st->k, st->crl, st->n_crl);
   }
 }
 
@@ -435,7 +436,7 @@ static void site_end(struct tunnel_ra *ra, size_t i, int64_t now, const char *wh
     drain(u, now);
   }
   user_free(u, NULL);
-  tunnel_gw_site_set(ra->t, i, NULL);
+  tunnel_gw_site_set(ra->t, i, NULL, NULL);
   ra->sites[i] = NULL;
   ra_site_free(st); /* no worker, status or manager reaches it now */
 }
@@ -453,7 +454,7 @@ static void take_plan(struct tunnel_ra *ra, int64_t now) {
     if (pl->next[i]) {
       ra->sites[i] = pl->next[i];
       pl->next[i] = NULL;
-      tunnel_gw_site_set(ra->t, i, &ra->sites[i]->p);
+      tunnel_gw_site_set(ra->t, i, &ra->sites[i]->p, ra->sites[i]->remote_id.text);
       ra_site_say(ra->sites[i], pl->end[i] == PLAN_CHANGED ? "changed by SIGHUP: " : "added by SIGHUP: ");
     }
   atomic_store(&pl->done, 1);
@@ -599,8 +600,7 @@ void tunnel_ra_free(struct tunnel *t) {
   for (size_t i = 0; ra->sites && i < t->gw->nsites; i++) ra_site_free(ra->sites[i]);
   free(ra->sites);
   ra_plan_free(atomic_load(&ra->plan), t->gw->nsites); /* one the thread never took */
-  gostx_x509_store_free(ra->k.store);
-  ike_crls_free(ra->k.crls);
+  ike_material_free(&ra->k);
   pthread_mutex_destroy(&ra->k.lock);
   gostx_memzero(ra, sizeof *ra); /* the private key */
   free(ra);

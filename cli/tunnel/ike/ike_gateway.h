@@ -24,14 +24,22 @@ struct ra_user {
   gostx__ike_mgr_shown shown;
 };
 
-/* An IKEv2 site: its [peer] section and its IKE settings (copies: a
- * SIGHUP's config replaces the one they were read from), its material and
+/* An IKEv2 site: its [peer] section and what runs of its IKE settings
+ * (copies: a SIGHUP's config replaces the one they were read from, and
+ * the running config keeps no IKE settings of its sites), its material and
  * the manager's settings (a responder's, an initiator's too with
  * ike_initiate = yes), its remote_ts as the manager narrows TSi to them,
  * where its IKE comes from (and goes to). */
 struct ra_site {
-  struct tunnel_peer_config p; /* p.ike: &ike */
-  struct tunnel_config ike;
+  /* its section as read, less its IKE settings' config (p.ike NULL): of
+   * that, what runs is kept, and a digest of it all (site_differs) */
+  struct tunnel_peer_config p;
+  uint8_t digest[32];
+  struct tunnel_ike_id remote_id; /* k.set's peer ID points into it */
+  uint16_t encr[2];               /* and its ENCRs */
+  int ike_auth;
+  char (*crl)[TUNNEL_PATH_MAX]; /* its n_crl crl lines (allocated), read again at SIGHUP */
+  size_t n_crl;
   struct tunnel_ike k;
   gostx__ike_mgr_prefix ts[TUNNEL_TS_MAX];
   gostx__ike_mgr_addr at;

@@ -56,8 +56,10 @@ static int load_certs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   int rc = cli_load_certs(cfg->cert, l);
   if (!rc && l->n > IKE_CERTS) rc = cli_usage("%s: at most %d certificates", cfg->cert, IKE_CERTS);
   for (size_t i = 0; !rc && i < l->n; i++) {
-    if (l->c[i].der_len > sizeof k->cert_der[i])
+    if (l->c[i].der_len > IKE_CERT_MAX)
       rc = cli_usage("%s: certificate %zu is too big", cfg->cert, i + 1);
+    else if (!(k->cert_der[i] = malloc(l->c[i].der_len)))
+      rc = cli_usage("%s: out of memory", cfg->cert);
     else
       memcpy(k->cert_der[i], l->c[i].der, l->c[i].der_len);
     k->certs[i] = k->cert_der[i];
@@ -92,6 +94,15 @@ static int load_ca(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   return rc == GOSTX_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 }
 
+void ike_material_free(struct tunnel_ike *k) {
+  for (size_t i = 0; i < IKE_CERTS; i++) free(k->cert_der[i]);
+  gostx_x509_store_free(k->store);
+  ike_crls_free(k->crls);
+  ike_crls_free(atomic_exchange(&k->crls_next, NULL)); /* a SIGHUP's never taken */
+  gostx_memzero(k->psk, sizeof k->psk);
+  gostx_memzero(&k->key, sizeof k->key);
+}
+
 void ike_crls_free(cli_crl_list *l) {
   if (!l) return;
   cli_crl_list_free(l);
@@ -121,13 +132,13 @@ static int load_crl_dir(const char *dir, cli_crl_list *l) {
   return rc;
 }
 
-int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out) {
+int ike_crls_load(const char (*crl)[TUNNEL_PATH_MAX], size_t n, cli_crl_list **out) {
   cli_crl_list *l = calloc(1, sizeof *l);
   int rc = l ? 0 : cli_usage("tunnel: out of memory");
-  for (size_t i = 0; !rc && i < cfg->n_crl; i++) {
+  for (size_t i = 0; !rc && i < n; i++) {
     struct stat st;
-    rc = !stat(cfg->crl[i], &st) && S_ISDIR(st.st_mode) ? load_crl_dir(cfg->crl[i], l)
-                                                         : cli_load_crls(cfg->crl[i], l);
+    rc = !stat(crl[i], &st) && S_ISDIR(st.st_mode) ? load_crl_dir(crl[i], l)
+                                                   : cli_load_crls(crl[i], l);
   }
   if (rc) {
     ike_crls_free(l);
@@ -156,7 +167,7 @@ int ike_material_load(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   int rc = cfg->ike_auth == TUNNEL_IKE_PSK ? load_psk(k, cfg) : load_key(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_certs(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_ca(k, cfg);
-  if (!rc && cfg->n_crl) rc = ike_crls_load(cfg, &k->crls);
+  if (!rc && cfg->n_crl) rc = ike_crls_load(cfg->crl, cfg->n_crl, &k->crls);
   return rc;
 }
 

@@ -16,11 +16,29 @@
 
 void ra_site_free(struct ra_site *st) {
   if (!st) return;
-  gostx_x509_store_free(st->k.store);
-  ike_crls_free(st->k.crls);
-  ike_crls_free(atomic_exchange(&st->k.crls_next, NULL)); /* a SIGHUP's it never took */
-  gostx_memzero(st, sizeof *st); /* its PSK, its private key */
+  ike_material_free(&st->k);
+  free(st->crl);
+  gostx_memzero(st, sizeof *st);
   free(st);
+}
+
+/* Section c's digest, of what site_differs compares: its bytes but where
+ * the reader stood (its lines, its config's address, what its name's
+ * buffer holds past the NUL) and its IKE settings' config whole. A site
+ * keeps it instead of that config (46 KiB of paths and pool fields, most
+ * of them empty). */
+static void site_digest(const struct tunnel_peer_config *c, uint8_t out[32]) {
+  struct tunnel_peer_config p;
+  memcpy(&p, c, sizeof p);
+  p.line = p.ts_line = 0;
+  p.ike = NULL;
+  memset(p.name, 0, sizeof p.name);
+  memcpy(p.name, c->name, strnlen(c->name, sizeof p.name));
+  gostx_streebog_ctx h;
+  (void)gostx_streebog_init(&h, 32);
+  (void)gostx_streebog_update(&h, &p, sizeof p);
+  (void)gostx_streebog_update(&h, c->ike, sizeof *c->ike);
+  (void)gostx_streebog_final(&h, out);
 }
 
 /* Site c (an IKEv2 [peer] section) into a new *out: its material read and
@@ -29,15 +47,28 @@ void ra_site_free(struct ra_site *st) {
 static int site_new(struct tunnel *t, const struct tunnel_peer_config *c, struct ra_site **out) {
   struct ra_site *st = *out = calloc(1, sizeof *st);
   if (!st) return cli_usage("tunnel: out of memory");
-  memcpy(&st->p, c, sizeof st->p); /* byte for byte: site_differs compares them so */
-  memcpy(&st->ike, c->ike, sizeof st->ike);
-  st->p.ike = &st->ike;
+  const struct tunnel_config *ike = c->ike;
+  memcpy(&st->p, c, sizeof st->p);
+  st->p.ike = NULL;
+  site_digest(c, st->digest);
+  st->remote_id = ike->remote_id;
+  memcpy(st->encr, ike->encr, sizeof st->encr);
+  st->ike_auth = ike->ike_auth;
   st->k.t = t;
   st->k.fd = -1;
-  int rc = ike_material_load(&st->k, &st->ike);
+  if (ike->n_crl) {
+    if (!(st->crl = malloc(ike->n_crl * sizeof *st->crl))) return cli_usage("tunnel: out of memory");
+    memcpy(st->crl, ike->crl, ike->n_crl * sizeof *st->crl);
+    st->n_crl = ike->n_crl;
+  }
+  int rc = ike_material_load(&st->k, ike);
   if (rc) return rc;
-  ike_settings(&st->k, &st->ike);
+  ike_settings(&st->k, ike);
   gostx__ike_mgr_settings *s = &st->k.set;
+  /* what the settings took of ike, pointed at the site's own */
+  s->encr = st->encr;
+  s->peer_id = st->remote_id.data;
+  s->peer_id_text = st->remote_id.text;
   ike_addr_of(&t->cfg.local, &s->local);
   s->data_local = s->local;
   s->on_data_port = 1; /* as the users': IKE behind the marker from IKE_SA_INIT on */
@@ -59,8 +90,8 @@ static int site_new(struct tunnel *t, const struct tunnel_peer_config *c, struct
 
 void ra_site_say(const struct ra_site *st, const char *how) {
   ike_say("[peer %s]: %sIKEv2 %s %s on the data port, its ID %s, by %s", st->p.name, how,
-          st->k.set.initiate ? "started here to" : "from", st->p.peer_s, st->ike.remote_id.text,
-          st->ike.ike_auth == TUNNEL_IKE_PSK ? "PSK" : "certificate");
+          st->k.set.initiate ? "started here to" : "from", st->p.peer_s, st->remote_id.text,
+          st->ike_auth == TUNNEL_IKE_PSK ? "PSK" : "certificate");
 }
 
 /* The IKEv2 sites of the config (t->cfg.peers after the static ones): the
@@ -72,8 +103,9 @@ int ra_sites_prepare(struct tunnel_ra *ra) {
   for (size_t i = 0; i < t->cfg.nsites; i++) {
     int rc = site_new(t, tunnel_site_cfg(&t->cfg, i), &ra->sites[i]);
     if (rc) return rc;
-    tunnel_gw_site_set(t, i, &ra->sites[i]->p);
+    tunnel_gw_site_set(t, i, &ra->sites[i]->p, ra->sites[i]->remote_id.text);
   }
+  tunnel_config_sites_shed(&t->cfg);
   return 0;
 }
 
@@ -99,12 +131,10 @@ static size_t site_named(const struct tunnel_ra *ra, const char *name) {
  * with *differs, or CLI_EXIT_* after a line (its PSK file unreadable). */
 static int site_differs(const struct ra_site *st, const struct tunnel_peer_config *c,
                         int *differs) {
-  static struct tunnel_peer_config p; /* big; the main thread only */
-  memcpy(&p, &st->p, sizeof p);
-  p.line = c->line, p.ts_line = c->ts_line, p.ike = c->ike; /* where the reader stood */
-  memcpy(p.name, c->name, sizeof p.name); /* the same (matched by it); past its NUL, not */
-  *differs = memcmp(&p, c, sizeof p) || memcmp(&st->ike, c->ike, sizeof st->ike);
-  if (*differs || st->ike.ike_auth != TUNNEL_IKE_PSK) return 0;
+  uint8_t d[sizeof st->digest];
+  site_digest(c, d);
+  *differs = memcmp(d, st->digest, sizeof d) != 0;
+  if (*differs || st->ike_auth != TUNNEL_IKE_PSK) return 0;
   uint8_t psk[sizeof st->k.psk];
   size_t len;
   int rc = ike_psk_read(c->ike, c->ike->psk, psk, sizeof psk, &len);
