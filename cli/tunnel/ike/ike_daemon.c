@@ -203,6 +203,7 @@ void tunnel_ike_free(struct tunnel *t) {
   t->ike_pair[0] = t->ike_pair[1] = -1;
   gostx__ike_mgr_free(k->mgr); /* the SAs, the outbound SAs never linked */
   ike_material_free(k);
+  if (k->io) gostx_memzero(k->io, sizeof *k->io); /* the last message in, as k's were */
   free(k->io);
   pthread_mutex_destroy(&k->lock);
   gostx_memzero(k, sizeof *k); /* PSK, private key */
@@ -358,7 +359,7 @@ static void take_crls(struct tunnel_ike *k) {
   ike_crls_free(old);
 }
 
-void ike_crls_reload(struct tunnel_ike *k, const char (*crl)[TUNNEL_PATH_MAX], size_t n) {
+void ike_crls_reload(struct tunnel_ike *k, const char *crl, size_t n) {
   cli_crl_list *l;
   if (ike_crls_load(crl, n, &l)) {
     cli_err("tunnel: SIGHUP: the CRLs were not read again; those read before stay in use");
@@ -373,7 +374,7 @@ void tunnel_ike_reload_crls(struct tunnel *t) {
             "reloaded");
     return;
   }
-  ike_crls_reload(t->ike, t->cfg.crl, t->cfg.n_crl);
+  ike_crls_reload(t->ike, t->cfg.crl[0], t->cfg.n_crl);
 }
 
 static void receive(struct tunnel_ike *k, int fd, int64_t now) {

@@ -65,15 +65,16 @@ void ike_material_free(struct tunnel_ike *k);
  * into psk[cap]: 0 with *psk_len (16 to cap - 2), or CLI_EXIT_* after a line. */
 int ike_psk_read(const struct tunnel_config *cfg, const char *path, uint8_t *psk, size_t cap,
                  size_t *psk_len);
-/* The CRLs of n crl lines' paths (files, each file of a folder) into a
- * new *out: 0; or CLI_EXIT_FAIL after a line naming the file that could
- * not be read as CRLs, nothing kept. */
-int ike_crls_load(const char (*crl)[TUNNEL_PATH_MAX], size_t n, cli_crl_list **out);
+/* The CRLs of n crl lines' paths (files, each file of a folder; crl: n
+ * paths of TUNNEL_PATH_MAX bytes one after another, a config's crl[0])
+ * into a new *out: 0; or CLI_EXIT_FAIL after a line naming the file that
+ * could not be read as CRLs, nothing kept. */
+int ike_crls_load(const char *crl, size_t n, cli_crl_list **out);
 void ike_crls_free(cli_crl_list *l);
-/* SIGHUP (main thread): n crl lines' paths read again into k->crls_next
+/* SIGHUP (main thread): n crl lines' paths (as ike_crls_load's) read again into k->crls_next
  * for k's IKE thread to take (a line said when they cannot be read: those
  * before stay). */
-void ike_crls_reload(struct tunnel_ike *k, const char (*crl)[TUNNEL_PATH_MAX], size_t n);
+void ike_crls_reload(struct tunnel_ike *k, const char *crl, size_t n);
 /* The IKE thread: a SIGHUP's CRLs, when one came, made k's (k->crls and
  * k->set): 1 with *old, the list before, to free once no manager points
  * at it; or 0. */

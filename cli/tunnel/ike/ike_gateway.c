@@ -413,10 +413,10 @@ static void take_crls(struct tunnel_ra *ra) {
 void tunnel_ra_reload_crls(struct tunnel *t) {
   if (!t->ra) return;
   if (t->cfg.pool && t->cfg.pool->n_crl)
-    ike_crls_reload(&t->ra->k, t->cfg.pool->crl, t->cfg.pool->n_crl);
+    ike_crls_reload(&t->ra->k, t->cfg.pool->crl[0], t->cfg.pool->n_crl);
   for (size_t i = 0; i < t->gw->nsites; i++) {
     struct ra_site *st = t->ra->sites[i];
-    if (st && st->n_crl) ike_crls_reload(&st->k, st->crl, st->n_crl);
+    if (st && st->n_crl) ike_crls_reload(&st->k, st->crl[0], st->n_crl);
   }
 }
 

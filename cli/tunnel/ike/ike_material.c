@@ -132,13 +132,13 @@ static int load_crl_dir(const char *dir, cli_crl_list *l) {
   return rc;
 }
 
-int ike_crls_load(const char (*crl)[TUNNEL_PATH_MAX], size_t n, cli_crl_list **out) {
+int ike_crls_load(const char *crl, size_t n, cli_crl_list **out) {
   cli_crl_list *l = calloc(1, sizeof *l);
   int rc = l ? 0 : cli_usage("tunnel: out of memory");
   for (size_t i = 0; !rc && i < n; i++) {
+    const char *path = crl + i * TUNNEL_PATH_MAX;
     struct stat st;
-    rc = !stat(crl[i], &st) && S_ISDIR(st.st_mode) ? load_crl_dir(crl[i], l)
-                                                   : cli_load_crls(crl[i], l);
+    rc = !stat(path, &st) && S_ISDIR(st.st_mode) ? load_crl_dir(path, l) : cli_load_crls(path, l);
   }
   if (rc) {
     ike_crls_free(l);
@@ -167,7 +167,7 @@ int ike_material_load(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   int rc = cfg->ike_auth == TUNNEL_IKE_PSK ? load_psk(k, cfg) : load_key(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_certs(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_ca(k, cfg);
-  if (!rc && cfg->n_crl) rc = ike_crls_load(cfg->crl, cfg->n_crl, &k->crls);
+  if (!rc && cfg->n_crl) rc = ike_crls_load(cfg->crl[0], cfg->n_crl, &k->crls);
   return rc;
 }
 
