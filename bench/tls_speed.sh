@@ -23,7 +23,9 @@
 #    from nginx through `gostx tls serve` (each byte through two sockets
 #    there), per suite, beside the same MGM; and the same bytes through a
 #    plain TCP proxy (socat, 64 KiB reads, no TLS): serve's kernel time per
-#    MB against the proxy's, the floor a relay's kernel part sits on;
+#    MB against the proxy's, the floor a relay's kernel part sits on; and
+#    one more download per suite through `serve --timing`: the same
+#    download's own split (system calls, TLS, the rest) from inside serve;
 #  - TLS 1.2 bulk, 0xC100: gostx tls client <- gostx tls serve <- nginx
 #    against openssl s_client <- openssl s_server -WWW (gost-engine), the
 #    256 MiB file, server on CPU 0 and client on CPU 1.
@@ -379,6 +381,7 @@ elif [ "${TLS_SPEED_PROXY:-1}" != 0 ]; then
     [ -s "$T/pcpu" ] && echo "$pbytes $(cat "$T/pcpu")" >>"$T/proxy"
   done
   pkern=$(awk '$1 > 0 {print $3 * 1e6 / ($1 / 1e6)}' "$T/proxy" | median)
+  PPROXY=$(awk '$1 > 0 {print ($2 + $3) * 1e6 / ($1 / 1e6)}' "$T/proxy" | median)
   puser=$(awk '$1 > 0 {print $2 * 1e6 / ($1 / 1e6)}' "$T/proxy" | median)
   awk -v want=$((256 << 20)) '$1 < want {bad = 1} END {exit bad}' "$T/proxy" ||
     echo "  (plain TCP proxy: a download came short: $(cut -d' ' -f1 "$T/proxy" | tr '\n' ' ') bytes)"
@@ -401,6 +404,36 @@ if [ "${TLS_SPEED_STRACE:-1}" != 0 ] && command -v strace >/dev/null; then
   awk -v recs=$(((256 << 20) / 16384)) '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" && $4 >= 10 {
     t = t sprintf("%s%s %.3f", t == "" ? "" : ", ", $NF, $4 / recs); all += $4 }
     END {printf "  serve system calls per 16 KiB record (one download under strace -c): %.3f (%s)\n", all / recs, t}' "$T/strace"
+fi
+# serve's split measured inside serve: one more download per suite through
+# a fresh `serve --timing`, whose worker times on its thread's CPU clock its
+# system calls (plain side, TLS side, epoll) and its TLS calls (records,
+# with the TLS side's system calls inside them counted as system calls),
+# and prints the split as the connection ends; the rest is what its thread
+# spent outside those calls. Its clock reads are system calls too (about 8
+# per 64 KiB read: some us per MB, charged where they fall). The split above
+# takes the cipher from gostx bench and the kernel from stime (sampled at
+# the tick): this one is the same download's own. TLS_SPEED_TIMING=0 skips it.
+if [ "${TLS_SPEED_TIMING:-1}" != 0 ]; then
+  for s in $SUITES; do
+    tls_start timed tls serve --threads 1 --timing --listen 127.0.0.1:0 \
+      --backend 127.0.0.1:$NGINX_PORT --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" \
+      >/dev/null || exit 1
+    : >"$T/timed.row"
+    bulk_one "$G" $PORT $PID $s "$T/timed.row"
+    for _ in $(seq 100); do grep -q 'timing: worker' "$T/timed.log" && break; sleep 0.05; done
+    kill $PID
+    wait $PID 2>/dev/null
+    read -r enc dec <<<"$(mgm_of $s)"
+    sed -n 's/.*thread CPU \([0-9]*\) us = system calls \([0-9]*\) us (plain \([0-9]*\), TLS \([0-9]*\), epoll \([0-9]*\)) + TLS \([0-9]*\) us .* the rest \([0-9]*\) us; the connection relayed \([0-9]*\) bytes/\1 \2 \3 \4 \5 \6 \7 \8/p' \
+      "$T/timed.log" | tail -1 | awk -v n=$s -v e="$enc" -v p="${PPROXY:-0}" '
+      NF == 8 && $8 > 0 { mb = $8 / 1e6
+        printf "  %-18s inside serve (--timing): per MB %.0f us = system calls %.0f (plain %.0f, TLS %.0f, epoll %.0f) + TLS %.0f (raw MGM %.0f: %.2fx) + the rest %.0f (%.1f %%)\n",
+          n, $1 / mb, $2 / mb, $3 / mb, $4 / mb, $5 / mb, $6 / mb, 1e6 / e, $6 / mb / (1e6 / e), $7 / mb, 100 * $7 / $1
+        if (p > 0) printf "  %-18s   its system calls per MB against the plain proxy'"'"'s CPU per MB (%.0f us): %.2fx (target <= 1.1x)\n", "", p, $2 / mb / p
+        ok = 1 }
+      END { if (!ok) printf "  %-18s inside serve (--timing): no timing line\n", n }'
+  done
 fi
 if [ -n "$BASE" ]; then
   echo "  before (the same run, by turns with the rows above: $BASE):"

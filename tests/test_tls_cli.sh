@@ -43,6 +43,7 @@ refused 2 'ca FILE is required.*--insecure' client 127.0.0.1:9
 refused 2 'insecure verifies nothing' client 127.0.0.1:9 --insecure --ca "$PKI/ca.pem"
 refused 2 -- '--listen is not an option of tls client' client 127.0.0.1:9 --insecure "${L[@]}"
 refused 2 -- '--insecure is not an option of tls serve' "${S[@]}" "${ID[@]}" --insecure
+refused 2 -- '--timing is not an option of tls client' client 127.0.0.1:9 --insecure --timing
 refused 2 -- '--close-on-eof is not an option of tls connect' connect "${L[@]}" \
   --upstream 127.0.0.1:9 --ca "$PKI/ca.pem" --close-on-eof
 refused 2 -- '--backend is not an option of tls connect' connect "${L[@]}" --upstream 127.0.0.1:9 \

@@ -175,6 +175,7 @@ cert = $PKI/chain-512A.pem
 key = $PKI/leaf-512A.key
 version = 1.2
 no-tickets = true
+timing = true
 EOF
 if serve_conf two 2; then
   P1=$(port_of one) P2=$(port_of two)
@@ -187,6 +188,9 @@ if serve_conf two 2; then
   rc=$?
   [ $rc = 0 ] && grep -q '\[one\] stopped: 1 connections' "$LOG" &&
     grep -q '\[two\] stopped: 1 connections' "$LOG" && ok || bad "two services stop (rc $rc): $(cat "$LOG")"
+  # timing = true: [two]'s connection ends with its split, [one]'s without
+  grep -q '\[two\] timing: worker [0-9]*, since its last line: thread CPU' "$LOG" &&
+    ! grep -q '\[one\] timing:' "$LOG" && ok || bad "timing = true in [two] only: $(cat "$LOG")"
 fi
 
 # SIGHUP: the files replaced where the config names them; the key

@@ -111,6 +111,11 @@ static void usage(FILE *f) {
           COMMON_HELP
           "  --threads N         serve, connect: worker threads (default: one per CPU)\n");
   fprintf(f,
+          "  --timing            serve, connect: as each connection ends, a line on stderr\n"
+          "                      of its worker's CPU time since its last line: system\n"
+          "                      calls (plain side, TLS side, epoll), TLS (handshake,\n"
+          "                      records) and the rest, on the thread's CPU clock (for\n"
+          "                      benchmarks: each clock read is a system call)\n"
           "  --insecure-key-file use secret files (--key, -passin file:, --psk-file,\n"
           "                      --ticket-key, --sess-in) that group or others can\n"
           "                      access; by default they are refused (chmod go= them)\n"
@@ -160,6 +165,7 @@ int cmd_tls(int argc, char **argv) {
       {"ticket-key", 0, CLI_PATH, TLS_O_TICKET_KEY},
       {"insecure-key-file", 0, CLI_NOARG, TLS_O_INSECURE_KEY_FILE},
       {"config", 'c', CLI_PATH, TLS_O_CONFIG},
+      {"timing", 0, CLI_NOARG, TLS_O_TIMING},
       {"help", 'h', CLI_NOARG, TLS_O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

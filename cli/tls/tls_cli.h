@@ -5,11 +5,13 @@
 #ifndef GOSTX_CLI_TLS_H
 #define GOSTX_CLI_TLS_H
 
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "cli.h"
 #include "gostx/tls.h"
@@ -70,7 +72,42 @@ struct tls_conn {
   uint8_t *p2t, *t2p;
   size_t t2p_cap; /* at least TLS_CONN_RECORD */
   int t2p_lent;
+  struct tls_timing *timing; /* --timing: its worker's counters; NULL: not timed */
 };
+
+/* serve/connect --timing: a worker's CPU time (its thread's clock, so a
+ * worker preempted inside a call is not charged for the wait) in the
+ * system calls of each side, in epoll, and in the TLS calls (the handshake,
+ * sealing and opening records, with the TLS side's system calls inside
+ * them counted apart), since its last line (tls_proxy.c prints one as each
+ * connection ends). A clock read is a system call: --timing only. */
+struct tls_timing {
+  uint64_t mark;                  /* the thread's CPU time at the last line */
+  uint64_t sys_plain, sys_tls, sys_epoll;
+  uint64_t tls_calls;             /* gostx_tls_*, the sys_tls inside them included */
+};
+static inline uint64_t tls_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* TLS_TIMED(c->timing, sys_plain, n = read(...)): the call, and with
+ * --timing its CPU time added to that counter. */
+#define TLS_TIMED(tm, ctr, call)          \
+  do {                                    \
+    if (!(tm)) {                          \
+      call;                               \
+      break;                              \
+    }                                     \
+    const uint64_t t0_ = tls_cpu_ns();    \
+    call;                                 \
+    const int errno_ = errno;             \
+    (tm)->ctr += tls_cpu_ns() - t0_;      \
+    errno = errno_;                       \
+  } while (0)
+/* The relay timed into t (its worker's): its TLS side's reads and writes
+ * go through callbacks that time them (gostx_tls_set_io, on tls_fd). */
+void tls_conn_time(struct tls_conn *c, struct tls_timing *t);
 
 /* Sets the relay's fields to their start (tls, fds and callbacks given). */
 void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd);
@@ -142,6 +179,7 @@ struct tls_proxy {
   struct worker *ws; /* while running: the workers, their wake-up fd */
   unsigned started;
   int wake;
+  int timing; /* --timing: a line of each worker's split as each connection ends */
 };
 /* The config of new connections replaced by next (taken over); those in
  * flight keep theirs. */
@@ -162,13 +200,15 @@ struct tls_opts {
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
   const char *psk, *psk_file, *sess_in, *sess_out, *ticket_key, *config;
   int verify_client, require_client, insecure, close_on_eof, no_tickets, insecure_key_file;
+  int timing;
 };
 enum tls_opt_id {
   TLS_O_LISTEN = 1, TLS_O_BACKEND, TLS_O_UPSTREAM, TLS_O_CERT, TLS_O_KEY, TLS_O_CHAIN,
   TLS_O_PASSIN, TLS_O_CA, TLS_O_VERIFY, TLS_O_REQUIRE, TLS_O_SERVERNAME, TLS_O_INSECURE,
   TLS_O_VERSION, TLS_O_SUITES, TLS_O_GROUPS, TLS_O_ALPN, TLS_O_KEYLOG, TLS_O_THREADS,
   TLS_O_TIMEOUT, TLS_O_CLOSE_ON_EOF, TLS_O_PSK, TLS_O_PSK_FILE, TLS_O_SESS_IN, TLS_O_SESS_OUT,
-  TLS_O_NO_TICKETS, TLS_O_TICKET_KEY, TLS_O_INSECURE_KEY_FILE, TLS_O_CONFIG, TLS_O_HELP
+  TLS_O_NO_TICKETS, TLS_O_TICKET_KEY, TLS_O_INSECURE_KEY_FILE, TLS_O_CONFIG, TLS_O_TIMING,
+  TLS_O_HELP
 };
 /* Option id set to arg (a flag: arg NULL). -1: not an option that sets one. */
 int tls_opt_set(struct tls_opts *o, int id, const char *arg);

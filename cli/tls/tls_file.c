@@ -49,6 +49,7 @@ static const struct file_key {
     {"no-tickets", TLS_O_NO_TICKETS, SERVICE, 1},
     {"ticket-key", TLS_O_TICKET_KEY, SERVICE, 0},
     {"insecure-key-file", TLS_O_INSECURE_KEY_FILE, SERVICE, 1},
+    {"timing", TLS_O_TIMING, SERVICE, 1},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

@@ -38,6 +38,7 @@ int tls_opt_set(struct tls_opts *o, int id, const char *arg) {
   case TLS_O_TICKET_KEY: o->ticket_key = arg; break;
   case TLS_O_INSECURE_KEY_FILE: o->insecure_key_file = 1; break;
   case TLS_O_CONFIG: o->config = arg; break;
+  case TLS_O_TIMING: o->timing = 1; break;
   default: return -1;
   }
   return 0;
@@ -60,6 +61,7 @@ int tls_check_opts(enum tls_mode mode, const struct tls_opts *o, const char *sub
       {"--sess-in", !!o->sess_in, mode == MODE_CLIENT},
       {"--sess-out", !!o->sess_out, mode == MODE_CLIENT},
       {"--no-tickets", o->no_tickets, mode != MODE_CLIENT},
+      {"--timing", o->timing, mode != MODE_CLIENT},
       {"--ticket-key", !!o->ticket_key, mode == MODE_SERVE},
       {"--threads", !!o->threads, mode != MODE_CLIENT},
       {"HOST:PORT", !!o->target, mode == MODE_CLIENT},

@@ -41,7 +41,36 @@ struct worker {
   pthread_t thread;
   int ep;
   struct pconn *conns, *again, *dead;
+  struct tls_timing timing; /* --timing */
 };
+
+static const char *proxy_form(const struct tls_proxy *p);
+
+/* The worker's counters when --timing, else NULL (for TLS_TIMED). */
+static struct tls_timing *timing_of(struct worker *w) {
+  return w->p->timing ? &w->timing : NULL;
+}
+
+/* --timing: the worker's split since its last line, as a connection ends
+ * (one connection at a time, as a benchmark runs them: that connection's
+ * cost); the counters start again. */
+static void timing_line(struct worker *w, const struct tls_conn *c) {
+  struct tls_timing *t = &w->timing;
+  const uint64_t now = tls_cpu_ns(), all = now - t->mark;
+  const uint64_t sys = t->sys_plain + t->sys_tls + t->sys_epoll;
+  const uint64_t tls = t->tls_calls - t->sys_tls; /* the TLS side's calls counted as system calls */
+  const uint64_t rest = all > sys + tls ? all - sys - tls : 0;
+  fprintf(stderr,
+          "gostx tls %s: %s%s%stiming: worker %u, since its last line: thread CPU %.0f us = system "
+          "calls %.0f us (plain %.0f, TLS %.0f, epoll %.0f) + TLS %.0f us (handshakes, records) + "
+          "the rest %.0f us; the connection relayed %llu bytes\n",
+          proxy_form(w->p), w->p->name ? "[" : "", w->p->name ? w->p->name : "",
+          w->p->name ? "] " : "", (unsigned)(w - w->p->ws), all / 1e3, sys / 1e3,
+          t->sys_plain / 1e3, t->sys_tls / 1e3, t->sys_epoll / 1e3, tls / 1e3, rest / 1e3,
+          (unsigned long long)(c->to_tls + c->to_plain));
+  memset(t, 0, sizeof *t);
+  t->mark = tls_cpu_ns();
+}
 
 /* Markers for the epoll data of the listening socket and the wake fd
  * (aligned like a connection's, their low bit clear). */
@@ -67,8 +96,9 @@ static int set_events(struct worker *w, int fd, unsigned *have, unsigned want, s
                       unsigned side) {
   if (want == *have) return 0;
   struct epoll_event ev = {.events = want, .data.u64 = (uintptr_t)pc | side};
-  int op = !*have ? EPOLL_CTL_ADD : !want ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
-  if (epoll_ctl(w->ep, op, fd, &ev) < 0) return -1;
+  int op = !*have ? EPOLL_CTL_ADD : !want ? EPOLL_CTL_DEL : EPOLL_CTL_MOD, rc;
+  TLS_TIMED(timing_of(w), sys_epoll, rc = epoll_ctl(w->ep, op, fd, &ev));
+  if (rc < 0) return -1;
   *have = want;
   return 0;
 }
@@ -120,6 +150,7 @@ static const char *fail_advice(const struct tls_proxy *p, const gostx_tls *tls) 
 
 static void conn_end(struct worker *w, struct pconn *pc, int abortive, const char *why) {
   struct tls_conn *c = &pc->c;
+  if (w->p->timing) timing_line(w, c);
   if (c->tls && gostx_tls_session_reused(c->tls)) atomic_fetch_add(&w->p->resumed, 1);
   if (c->tls && w->p->resume) session_keep(w->p, c->tls);
   if (why) {
@@ -315,6 +346,7 @@ static void accept_some(struct worker *w) {
       close(fd);
       continue;
     }
+    if (p->timing) tls_conn_time(&pc->c, &w->timing);
     pc->next = w->conns;
     if (w->conns) w->conns->prev = pc;
     w->conns = pc;
@@ -361,8 +393,10 @@ static void *worker_run(void *arg) {
   struct worker *w = arg;
   struct epoll_event evs[64];
   time_t last = time(NULL);
+  if (w->p->timing) w->timing.mark = tls_cpu_ns();
   while (!atomic_load(&w->p->stop)) {
-    int n = epoll_wait(w->ep, evs, 64, w->again ? 0 : 1000);
+    int n;
+    TLS_TIMED(timing_of(w), sys_epoll, n = epoll_wait(w->ep, evs, 64, w->again ? 0 : 1000));
     for (int i = 0; i < n; i++) {
       void *ptr = evs[i].data.ptr;
       if (ptr == &mark_listen) {

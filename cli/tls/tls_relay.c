@@ -103,6 +103,26 @@ int tls_connect_nb(const struct tls_addr *a, int *pending) {
 
 /* ---- the relay ---- */
 
+/* --timing: the TLS side's transport, as lib/tls's own on the fd, timed. */
+static ssize_t timed_read(void *user, uint8_t *buf, size_t len) {
+  struct tls_conn *c = user;
+  ssize_t n;
+  TLS_TIMED(c->timing, sys_tls, n = read(c->tls_fd, buf, len));
+  return n;
+}
+
+static ssize_t timed_write(void *user, const uint8_t *buf, size_t len) {
+  struct tls_conn *c = user;
+  ssize_t n;
+  TLS_TIMED(c->timing, sys_tls, n = write(c->tls_fd, buf, len));
+  return n;
+}
+
+void tls_conn_time(struct tls_conn *c, struct tls_timing *t) {
+  c->timing = t;
+  gostx_tls_set_io(c->tls, timed_read, timed_write, c);
+}
+
 void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd) {
   memset(c, 0, sizeof *c);
   c->t2p_cap = TLS_CONN_BUF;
@@ -226,7 +246,9 @@ int tls_conn_pump(struct tls_conn *c) {
     int progress = 0, r;
     c->want = 0;
     if (!c->handshaken) {
-      r = tls_result(c, gostx_tls_handshake(c->tls), "handshake");
+      int hs;
+      TLS_TIMED(c->timing, tls_calls, hs = gostx_tls_handshake(c->tls));
+      r = tls_result(c, hs, "handshake");
       if (r < 0) return TLS_PUMP_FAIL;
       if (!r) return pump_wait(c);
       c->handshaken = 1;
@@ -245,7 +267,8 @@ int tls_conn_pump(struct tls_conn *c) {
     }
     /* TLS -> plain: what was opened goes out first */
     if (c->t2p_off < c->t2p_len) {
-      ssize_t n = write(c->out_fd, c->t2p + c->t2p_off, c->t2p_len - c->t2p_off);
+      ssize_t n;
+      TLS_TIMED(c->timing, sys_plain, n = write(c->out_fd, c->t2p + c->t2p_off, c->t2p_len - c->t2p_off));
       if (n > 0) {
         c->t2p_off += (size_t)n;
         c->to_plain += (uint64_t)n;
@@ -266,7 +289,9 @@ int tls_conn_pump(struct tls_conn *c) {
       if (need_buf(c, &c->t2p, c->t2p_cap)) return TLS_PUMP_FAIL;
       do {
         size_t got = 0;
-        int rc = gostx_tls_read(c->tls, c->t2p + c->t2p_len, c->t2p_cap - c->t2p_len, &got);
+        int rc;
+        TLS_TIMED(c->timing, tls_calls,
+                  rc = gostx_tls_read(c->tls, c->t2p + c->t2p_len, c->t2p_cap - c->t2p_len, &got));
         if (rc == GOSTX_TLS_CLOSED) {
           c->tls_eof = 1;
           progress = 1;
@@ -294,8 +319,10 @@ int tls_conn_pump(struct tls_conn *c) {
      * is sent here and waited for (EPOLLOUT) beside the reads */
     if (c->p2t_off < c->p2t_len || c->flush_pending || gostx_tls_unsent(c->tls)) {
       size_t put = 0;
-      r = tls_result(c, gostx_tls_write(c->tls, c->p2t + c->p2t_off, c->p2t_len - c->p2t_off, &put),
-                     "write");
+      int wr;
+      TLS_TIMED(c->timing, tls_calls,
+                wr = gostx_tls_write(c->tls, c->p2t + c->p2t_off, c->p2t_len - c->p2t_off, &put));
+      r = tls_result(c, wr, "write");
       if (r < 0) return TLS_PUMP_FAIL;
       c->p2t_off += put;
       c->to_tls += put;
@@ -306,7 +333,8 @@ int tls_conn_pump(struct tls_conn *c) {
     if (c->p2t_off == c->p2t_len && !c->plain_eof && !c->plain_rd_idle &&
         (!c->plain_blocking || c->plain_rd_ready)) {
       if (need_buf(c, &c->p2t, TLS_CONN_BUF)) return TLS_PUMP_FAIL;
-      ssize_t n = read(c->in_fd, c->p2t, TLS_CONN_BUF);
+      ssize_t n;
+      TLS_TIMED(c->timing, sys_plain, n = read(c->in_fd, c->p2t, TLS_CONN_BUF));
       c->plain_rd_ready = 0;
       if (n > 0) {
         c->p2t_off = 0;
@@ -326,7 +354,9 @@ int tls_conn_pump(struct tls_conn *c) {
     }
     if (c->plain_eof && c->p2t_off == c->p2t_len && !c->flush_pending && !c->close_sent &&
         (!c->hold_close || c->tls_eof)) {
-      r = tls_result(c, gostx_tls_close(c->tls), "close_notify");
+      int cl;
+      TLS_TIMED(c->timing, tls_calls, cl = gostx_tls_close(c->tls));
+      r = tls_result(c, cl, "close_notify");
       if (r < 0) return TLS_PUMP_FAIL;
       if (r) {
         c->close_sent = 1;

@@ -63,6 +63,7 @@ static int service_init(struct service *s, uint64_t threads) {
   px->serve = s->mode == MODE_SERVE;
   px->servername = s->mode == MODE_CONNECT ? (o->servername ? o->servername : px->target.host) : NULL;
   px->resume = s->mode == MODE_CONNECT && !o->no_tickets;
+  px->timing = o->timing;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   px->threads = threads ? (unsigned)threads : ncpu > 0 ? (unsigned)ncpu : 1;
   px->handshake_timeout = (unsigned)timeout;

@@ -252,6 +252,31 @@ else
   bad "serve with the 512C certificate and an encrypted key"
 fi
 
+# serve --timing: a line as each connection ends, its worker's thread CPU
+# split into system calls (plain, TLS, epoll), TLS and the rest, the parts
+# adding up to the whole, with the connection's bytes; serve without it
+# prints none
+if tls_start timed tls serve --threads 1 --timing --listen 127.0.0.1:0 \
+  --backend 127.0.0.1:$NGINX_PORT --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key"; then
+  GET=$'GET /mid HTTP/1.0\r\n\r\n'
+  client tm "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --servername localhost
+  for _ in $(seq $(bound 100)); do grep -q 'timing: worker' "$T/timed.log" && break; sleep 0.05; done
+  line=$(grep 'timing: worker 0' "$T/timed.log")
+  read -r all sys pl tl ep tls rest bytes <<<"$(sed -n 's/.*thread CPU \([0-9]*\) us = system calls \([0-9]*\) us (plain \([0-9]*\), TLS \([0-9]*\), epoll \([0-9]*\)) + TLS \([0-9]*\) us (handshakes, records) + the rest \([0-9]*\) us; the connection relayed \([0-9]*\) bytes$/\1 \2 \3 \4 \5 \6 \7 \8/p' <<<"$line")"
+  if [ $rc = 0 ] && tail -c 262144 "$T/tm.out" | cmp -s - "$T/www/mid" && [ -n "$bytes" ] &&
+    [ "$bytes" -gt 262144 ] && [ "$tls" -gt 0 ] && [ "$pl" -gt 0 ] &&
+    [ $(((sys - pl - tl - ep) ** 2)) -le 4 ] && [ $(((all - sys - tls - rest) ** 2)) -le 9 ]; then
+    say "serve --timing: $line"
+  else
+    bad "serve --timing (rc $rc): '$line' $(tail -2 "$T/tm.err")"
+  fi
+  GET=$'GET /index.html HTTP/1.0\r\n\r\n'
+else
+  bad "serve --timing did not start"
+fi
+grep -q 'timing:' "$T/serve.log" && bad "serve without --timing printed a timing line" ||
+  say "serve without --timing: no timing line"
+
 # the key logs: SSLKEYLOGFILE for the client, --keylog for serve; every
 # line the client wrote is in serve's log too (same secrets both sides)
 printf '%s' "$GET" | SSLKEYLOGFILE="$T/client.keylog" timeout 30 "$G" tls client \
