@@ -104,6 +104,10 @@ measure() { # NAME DEV SERVER_ADDR [TEST...]; each row also into $T/rows (NAME|T
 }
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# the namespaces' TCP (iperf3's) takes the host's congestion control: with
+# bbr its paced sends go out from a timer's softirq, charged to whatever
+# process that CPU was running (a tunnel's worker among them)
+echo "# TCP congestion control: $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo unknown)"
 echo "# iperf3 ${SECS}s, median of $RUNS runs; MTU 1400 in every tunnel"
 printf '%-44s %-11s %8s %9s %8s %8s\n' setup test Gbit/s kpps "cpu s/GB" "sys s/GB"
 [ "$OTHERS" = 0 ] || measure "veth, no tunnel" $VB 10.231.0.2

@@ -86,6 +86,12 @@ echo "gostx tls speed, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($NCPU online)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "method: server pinned to CPU 0, load on CPUs $LOADCPUS; medians of $RUNS runs of ${SECS} s"
+# TCP's congestion control: with bbr the kernel paces each connection's
+# sends with a timer, and the sends it holds back go out from that timer's
+# softirq on whatever CPU it fires, charged to the process it interrupts
+# (serve's TLS calls, in user mode, read ~1.3x the raw MGM under bbr and
+# ~1.05x under cubic on the same machine: docs/BENCHMARKS.md)
+echo "TCP congestion control: $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo unknown)"
 echo
 
 mkdir -p "$T/www"
