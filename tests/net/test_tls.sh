@@ -276,6 +276,21 @@ else
 fi
 grep -q 'timing:' "$T/serve.log" && bad "serve without --timing printed a timing line" ||
   say "serve without --timing: no timing line"
+# connect --timing: curl through it, its line names connect and the bytes
+if tls_start ctimed tls connect --timing --threads 1 --listen 127.0.0.1:0 \
+  --upstream 127.0.0.1:$SPORT --ca "$PKI/ca.pem" --servername localhost; then
+  if timeout 30 curl -sS -o "$T/ct.got" "http://127.0.0.1:$PORT/mid" && cmp -s "$T/ct.got" "$T/www/mid"; then
+    for _ in $(seq $(bound 100)); do grep -q 'timing: worker' "$T/ctimed.log" && break; sleep 0.05; done
+    sed -n 's/^gostx tls connect: timing: worker 0, since its last line: thread CPU [0-9]* us = .* relayed \([0-9]*\) bytes$/\1/p' \
+      "$T/ctimed.log" | awk '$1 > 262144 {ok = 1} END {exit !ok}' &&
+      say "connect --timing: $(grep -c 'timing: worker' "$T/ctimed.log") line(s)" ||
+      bad "connect --timing: $(cat "$T/ctimed.log")"
+  else
+    bad "curl through connect --timing"
+  fi
+else
+  bad "connect --timing did not start"
+fi
 
 # the key logs: SSLKEYLOGFILE for the client, --keylog for serve; every
 # line the client wrote is in serve's log too (same secrets both sides)
