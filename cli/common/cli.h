@@ -104,6 +104,11 @@ int cli_hex(const char *what, const char *hex, uint8_t **out, size_t *len);
 int cli_hex_exact(const char *what, const char *hex, uint8_t *out, size_t want);
 /* Decimal unsigned integer in [min, max]. Returns 0 or CLI_EXIT_USAGE. */
 int cli_uint(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* The calling thread's CPU time in ns, for the daemons' timing modes (a
+ * worker preempted inside a timed call is not charged for the wait). A
+ * system call each (no vDSO for this clock): timing modes only. */
+uint64_t cli_thread_cpu_ns(void);
 int cli_size(const char *what, const char *s, size_t min, size_t max, size_t *out);
 /* A size in bytes: "1048576", or with a suffix of powers of 1024: "64K",
  * "64KiB", "1M", "1MiB", "2G", "2GiB", "1T", "1TiB"; in [min, max]. */

@@ -251,6 +251,12 @@ int cli_hex_exact(const char *what, const char *hex, uint8_t *out, size_t want) 
   return 0;
 }
 
+uint64_t cli_thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int cli_uint(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out) {
   uint64_t v = 0;
   if (!*s) return cli_usage("%s: empty number", what);

@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "cli.h"
 #include "gostx/tls.h"
@@ -86,24 +85,19 @@ struct tls_timing {
   uint64_t sys_plain, sys_tls, sys_epoll;
   uint64_t tls_calls;             /* gostx_tls_*, the sys_tls inside them included */
 };
-static inline uint64_t tls_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 /* TLS_TIMED(c->timing, sys_plain, n = read(...)): the call, and with
  * --timing its CPU time added to that counter. */
-#define TLS_TIMED(tm, ctr, call)          \
-  do {                                    \
-    if (!(tm)) {                          \
-      call;                               \
-      break;                              \
-    }                                     \
-    const uint64_t t0_ = tls_cpu_ns();    \
-    call;                                 \
-    const int errno_ = errno;             \
-    (tm)->ctr += tls_cpu_ns() - t0_;      \
-    errno = errno_;                       \
+#define TLS_TIMED(tm, ctr, call)              \
+  do {                                        \
+    if (!(tm)) {                              \
+      call;                                   \
+      break;                                  \
+    }                                         \
+    const uint64_t t0_ = cli_thread_cpu_ns(); \
+    call;                                     \
+    const int errno_ = errno;                 \
+    (tm)->ctr += cli_thread_cpu_ns() - t0_;   \
+    errno = errno_;                           \
   } while (0)
 /* The relay timed into t (its worker's): its TLS side's reads and writes
  * go through callbacks that time them (gostx_tls_set_io, on tls_fd). */

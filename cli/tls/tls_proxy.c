@@ -56,7 +56,7 @@ static struct tls_timing *timing_of(struct worker *w) {
  * cost); the counters start again. */
 static void timing_line(struct worker *w, const struct tls_conn *c) {
   struct tls_timing *t = &w->timing;
-  const uint64_t now = tls_cpu_ns(), all = now - t->mark;
+  const uint64_t now = cli_thread_cpu_ns(), all = now - t->mark;
   const uint64_t sys = t->sys_plain + t->sys_tls + t->sys_epoll;
   const uint64_t tls = t->tls_calls - t->sys_tls; /* the TLS side's calls counted as system calls */
   const uint64_t rest = all > sys + tls ? all - sys - tls : 0;
@@ -69,7 +69,7 @@ static void timing_line(struct worker *w, const struct tls_conn *c) {
           t->sys_plain / 1e3, t->sys_tls / 1e3, t->sys_epoll / 1e3, tls / 1e3, rest / 1e3,
           (unsigned long long)(c->to_tls + c->to_plain));
   memset(t, 0, sizeof *t);
-  t->mark = tls_cpu_ns();
+  t->mark = cli_thread_cpu_ns();
 }
 
 /* Markers for the epoll data of the listening socket and the wake fd
@@ -393,7 +393,7 @@ static void *worker_run(void *arg) {
   struct worker *w = arg;
   struct epoll_event evs[64];
   time_t last = time(NULL);
-  if (w->p->timing) w->timing.mark = tls_cpu_ns();
+  if (w->p->timing) w->timing.mark = cli_thread_cpu_ns();
   while (!atomic_load(&w->p->stop)) {
     int n;
     TLS_TIMED(timing_of(w), sys_epoll, n = epoll_wait(w->ep, evs, 64, w->again ? 0 : 1000));

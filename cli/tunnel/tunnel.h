@@ -629,15 +629,9 @@ static inline uint8_t tunnel_next_header_of(const uint8_t *p, size_t len) {
  * remote_ts (b[i].status, beside lib/esp's GOSTX_E* codes) */
 #define TUNNEL_ESP_SELECTOR (-100)
 
-/* The calling thread's CPU time: a worker preempted inside a phase (both
- * tunnel ends, iperf3 and the stack share few cores) is not charged for
- * the wait. A system call each (no vDSO for this clock): timing = yes only. */
-static inline uint64_t tunnel_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-/* With timing = yes, the CPU time a call took added to a worker's ns_ counter:
+/* With timing = yes, the CPU time a call took (its thread's clock: both
+ * tunnel ends, iperf3 and the stack share few cores) added to a worker's
+ * ns_ counter:
  * TUNNEL_TIMED(w, ns_seal, got = tunnel_sa_seal(...)). Without it, the call
  * alone (one predictable branch). */
 #define TUNNEL_TIMED(w, ctr, call)                                                                 \
@@ -646,9 +640,9 @@ static inline uint64_t tunnel_cpu_ns(void) {
       call;                                                                                        \
       break;                                                                                       \
     }                                                                                              \
-    const uint64_t t0_ = tunnel_cpu_ns();                                                          \
+    const uint64_t t0_ = cli_thread_cpu_ns();                                                      \
     call;                                                                                          \
-    TUNNEL_ADD((w)->c.ctr, tunnel_cpu_ns() - t0_);                                                 \
+    TUNNEL_ADD((w)->c.ctr, cli_thread_cpu_ns() - t0_);                                             \
   } while (0)
 /* The sums of every worker's counters as "name value" lines into f. */
 void tunnel_counters_print(struct tunnel *t, FILE *f);
