@@ -314,6 +314,21 @@ static void round_trip(const fixture *f) {
        gostx_cms_hash_update(&h, f->content, f->content_len) == 0 && gostx_cms_hash_final(&h) == 0 &&
        gostx_cms_signed_verify(&xl1.sd, &h, &f->params, &cv) == 0;
   CHECK(ok, "the X Long Type 1 signature still verifies: %s", gostx_cms_status_name(cv.status));
+  /* a second signature-time-stamp after the CAdES-C-time-stamp would change
+   * what that one stamped: refused, nothing written */
+  {
+    gostx_cms_ts_token tok;
+    msg more;
+    more.len = 0;
+    CHECK(gostx_cms_ts_parse(f->t_reply, f->t_reply_len, &tok, NULL) == 0 &&
+              gostx_cades_add_timestamp(&xl1.sd, 0, GOSTX_CADES_TS_SIGNATURE, tok.token, tok.token_len,
+                                        more.buf, sizeof more.buf, &more.len, &st) == GOSTX_EFORMAT &&
+              st == GOSTX_CADES_TIMESTAMPED && more.len == 0,
+          "a signature-time-stamp after the CAdES-C-time-stamp refused: %s", gostx_cades_status_name(st));
+    CHECK(gostx_cades_add_timestamp(&xl.sd, 0, GOSTX_CADES_TS_SIGNATURE, tok.token, tok.token_len, more.buf,
+                                    sizeof more.buf, &more.len, &st) == 0 && st == GOSTX_CADES_OK,
+          "a second signature-time-stamp before it: taken");
+  }
 
   /* ---- refusals ---- */
   msg bad, tmp;

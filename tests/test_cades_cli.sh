@@ -83,6 +83,14 @@ check "file mode: X Long made, the CAdES-C timestamp's query written" said 0 "it
 "$G" ts -reply -queryfile q2.tsq -signer tsa.pem -inkey tsa.key -serial tsa.serial -out r2.tsr 2>/dev/null
 run f2 cms -enhance -in good.xl -to XL1 -tsa-reply r2.tsr -CAfile ca.pem -outform DER -out good.xl
 check "file mode: XL1 in place (-out = -in)" said 0 "^level: CAdES-X Long Type 1$" f2.err
+# a signature timestamp embedded after the CAdES-C timestamp would break
+# that one (it stamps the signature timestamps there are): refused, named,
+# nothing written
+rm -f late.sig
+run f4 cms -tsa-reply r1.tsr -in good.xl -CAfile ca.pem -out late.sig
+check "-tsa-reply into an XL1: refused, the CAdES-C timestamp named" \
+  said 1 "covered by a CAdES-C-time-stamp" f4.err
+check "  and no -out written" [ ! -e late.sig ]
 run f3 cms -enhance -in good.bes -to XL1 -CRLfile ca.crl -CAfile ca.pem -out x.sig
 check "no TSA: named, exit 2" said 2 "Signature timestamp is needed: -tsa URL" f3.err
 run u1 cms -enhance -in good.bes -to T -tsa "https://127.0.0.1:$tsa_port/" -CAfile ca.pem -out x.sig

@@ -153,10 +153,12 @@ static int embed_reply(const cms_args *a, const gostx_cms_signed *sd, gostx_cms_
     rc = cms_ts_check_token(what, "Signature timestamp embedded", reply, reply_len, sd->signers[0].signature,
                             sd->signers[0].signature_len, params, t);
   int sig_ts = GOSTX_CADES_TS_SIGNATURE;
-  if (!rc && (gostx_cades_add_timestamp(sd, 0, sig_ts, t->token, t->token_len, NULL, 0, &out_len, NULL) ||
+  gostx_cades_status st = GOSTX_CADES_OK;
+  if (!rc && (gostx_cades_add_timestamp(sd, 0, sig_ts, t->token, t->token_len, NULL, 0, &out_len, &st) ||
               !(out = malloc(out_len)) ||
-              gostx_cades_add_timestamp(sd, 0, sig_ts, t->token, t->token_len, out, out_len, &out_len, NULL))) {
-    cli_err("cms: timestamp: the token could not be embedded");
+              gostx_cades_add_timestamp(sd, 0, sig_ts, t->token, t->token_len, out, out_len, &out_len, &st))) {
+    if (st != GOSTX_CADES_OK) cli_err("cms: timestamp: %s", gostx_cades_status_name(st));
+    else cli_err("cms: timestamp: the token could not be embedded");
     rc = CLI_EXIT_FAIL;
   }
   if (!rc) rc = cms_write_message(a->out, a->outform, out, out_len);

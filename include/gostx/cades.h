@@ -64,8 +64,9 @@ typedef enum gostx_cades_status {
   GOSTX_CADES_BAD_OCSP,           /* an input or a revocation value is no successful OCSP
                                      response lib/x509 reads (gostx_ocsp_response_parse) */
   GOSTX_CADES_BAD_CERT,           /* building: an input certificate does not parse */
-  GOSTX_CADES_TIMESTAMPED,        /* building: the signature-time-stamp is covered by a
-                                     CAdES-C-time-stamp: changing it would break that one */
+  GOSTX_CADES_TIMESTAMPED,        /* building: the signature-time-stamps are covered by a
+                                     CAdES-C-time-stamp: changing one or adding one would
+                                     break that one */
   GOSTX_CADES_OTHER_TOKEN,        /* building: the new token is not the old one (its TSTInfo
                                      and signature) with unsigned attributes added */
   GOSTX_CADES_TSA_PATH,           /* a timestamp's TSA certificate fails at the time it is

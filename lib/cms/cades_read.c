@@ -36,7 +36,7 @@ const char *gostx_cades_status_name(gostx_cades_status st) {
       return "CAdES: an OCSP response given or carried is not a successful one lib/x509 reads";
     case GOSTX_CADES_BAD_CERT: return "CAdES: a certificate given does not parse";
     case GOSTX_CADES_TIMESTAMPED:
-      return "CAdES: the signature-time-stamp is covered by a CAdES-C-time-stamp: it stays as it is";
+      return "CAdES: the signature-time-stamps are covered by a CAdES-C-time-stamp: none is added or changed";
     case GOSTX_CADES_OTHER_TOKEN:
       return "CAdES: the new token is not the old one with unsigned attributes added";
     case GOSTX_CADES_TSA_PATH: return "CAdES: a timestamp's TSA certificate fails at the token's time";

@@ -263,12 +263,17 @@ int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer, int kin
     return GOSTX_EINVAL;
   if (gostx_cms_ts_parse(token, token_len, &t, NULL)) return GOSTX_EFORMAT;
   /* a signature-time-stamp stamps the signature value alone: any signer may
-   * have one (CAdES-T); the X timestamps stamp the references too */
-  if (kind != GOSTX_CADES_TS_SIGNATURE) {
-    if (gostx_cades_parse(&sd->signers[signer], &info, st)) return GOSTX_EFORMAT;
+   * have one (CAdES-T), but not once a CAdES-C-time-stamp covers the
+   * signature-time-stamps there are (RFC 5126 6.3.5: a new one would change
+   * what it stamped, and it would no longer verify); the X timestamps stamp
+   * the references too */
+  if (gostx_cades_parse(&sd->signers[signer], &info, st)) return GOSTX_EFORMAT;
+  if (kind == GOSTX_CADES_TS_SIGNATURE) {
+    *st = info.n_esc_ts ? GOSTX_CADES_TIMESTAMPED : GOSTX_CADES_OK;
+  } else {
     *st = info.has_cert_refs && info.has_rev_refs ? GOSTX_CADES_OK : GOSTX_CADES_NO_REFERENCES;
-    if (*st) return GOSTX_EFORMAT;
   }
+  if (*st) return GOSTX_EFORMAT;
   *st = GOSTX_CADES_OK;
   ts_attr a = {kind == GOSTX_CADES_TS_SIGNATURE ? "1.2.840.113549.1.9.16.2.14"
                : kind == GOSTX_CADES_TS_ESC     ? "1.2.840.113549.1.9.16.2.25"
