@@ -140,6 +140,17 @@ static void private_forms(void) {
     CHECK(read_der(der, n) == 0 && !memcmp(d, key, 32), "INTEGER (%s key, %zu zero bytes dropped)",
           form ? "fixed" : "generated", off);
   }
+  /* nested OCTET STRING without the key's top zero byte, as GnuTLS's
+   * certtool writes one key in 256 (gost-engine refuses it) */
+  k[0] = 0x04, k[1] = 31;
+  for (int i = 0; i < 31; i++) k[2 + i] = short_key[31 - i];
+  CHECK(read_der(der, p8_with(k, 33, der)) == 0 && !memcmp(d, short_key, 32),
+        "nested OCTET STRING of 31 bytes (certtool's short key)");
+  k[1] = 0;
+  CHECK_RC(read_der(der, p8_with(k, 2, der)), GOSTX_EFORMAT, "empty nested OCTET STRING");
+  k[1] = 33;
+  memset(k + 2, 1, 33);
+  CHECK_RC(read_der(der, p8_with(k, 35, der)), GOSTX_EFORMAT, "nested OCTET STRING of 33 bytes");
   k[0] = 0x02, k[1] = 2, k[2] = 0x00, k[3] = 0x05; /* non-minimal */
   CHECK_RC(read_der(der, p8_with(k, 4, der)), GOSTX_EFORMAT, "INTEGER with a needless 00");
   k[0] = 0x02, k[1] = 1, k[2] = 0x85; /* negative */

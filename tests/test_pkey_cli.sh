@@ -162,15 +162,17 @@ check "text around the block: sign, verify" bash -c "'$G' sign -k txt.pem -o txt
 refuse "BEGIN not at a line's start" "malformed" "$G" pkey -i txtx.pem
 if command -v certtool >/dev/null; then
   certtool --generate-privkey --key-type gost12-256 --outfile ct.pem >/dev/null 2>&1
-  # d as certtool's text prints it (hex, 16 bytes a line) = gostx's --text d
+  # d as certtool's text prints it (hex, 16 bytes a line, without the top
+  # zero byte of one key in 256, as its file holds it) = gostx's --text d
   ctd=$(sed -n '/^private key:/,/^$/p' ct.pem | tr -d ' \t\n:' | sed 's/^privatekey//')
+  ctd=$(printf '%64s' "$ctd" | tr ' ' 0)
   check "certtool's key file: d as its text says" bash -c \
     "'$G' pkey -i ct.pem --text | grep -qx 'd: $ctd' && [ \${#1} = 64 ]" _ "$ctd"
   check "certtool's key file: sign, verify" bash -c "'$G' sign -k ct.pem -o ct.sig m &&
     '$G' verify -k ct.pem -s ct.sig m >/dev/null"
-  if [ $have_engine = 1 ]; then
-    check "certtool's key file: gostx = openssl pkey" bash -c \
-      "openssl pkey -engine gost -in ct.pem 2>/dev/null | cmp -s - <('$G' pkey -i ct.pem)"
+  # (gost-engine does not read the key certtool writes short, one in 256)
+  if [ $have_engine = 1 ] && openssl pkey -engine gost -in ct.pem -out ct.ossl 2>/dev/null; then
+    check "certtool's key file: gostx = openssl pkey" bash -c "cmp -s ct.ossl <('$G' pkey -i ct.pem)"
   fi
 else
   echo "certtool missing: certtool's own key file skipped"

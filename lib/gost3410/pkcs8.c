@@ -94,7 +94,7 @@ static int integer_key(gostx__der v, size_t len, uint8_t *d) {
 
 /* The privateKey OCTET STRING's content in every form gost-engine reads, in
  * its order: a multiple of len bytes is the key (and masks) little-endian;
- * else an OCTET STRING (little-endian), an INTEGER (big-endian) or
+ * else an OCTET STRING (little-endian, up to len bytes), an INTEGER (big-endian) or
  * SEQUENCE { masked key OCTET STRING, public key OCTET STRING }. */
 static int get_private_value(gostx__der key, gostx_gost3410_curve curve, size_t len, uint8_t *d) {
   gostx__der inner, pubkey, seq, r = key;
@@ -103,8 +103,11 @@ static int get_private_value(gostx__der key, gostx_gost3410_curve curve, size_t 
   if (gostx__der_next(&r, &tag, &inner, NULL) || !gostx__der_done(&r)) return GOSTX_EFORMAT;
   switch (tag) {
     case GOSTX__DER_OCTETS:
-      if (inner.n != len) return GOSTX_EFORMAT;
-      gostx__key_reverse(d, inner.p, len);
+      /* little-endian; GnuTLS's certtool leaves out the zero bytes at the
+       * top (one key in 256 is 31 bytes): put back */
+      if (inner.n == 0 || inner.n > len) return GOSTX_EFORMAT;
+      memset(d, 0, len - inner.n);
+      gostx__key_reverse(d + len - inner.n, inner.p, inner.n);
       return 0;
     case GOSTX__DER_INT: return integer_key(inner, len, d);
     case GOSTX__DER_SEQ:
