@@ -58,9 +58,19 @@ def test_mode_stream_equals_one_shot(cls, mode, iv_len, s, padding):
     assert streamed(k.decryptor(mode, iv, s, padding), enc, rnd) == data
 
 
-def test_padding_2_bad_is_value_error():
+# Plaintexts that are not procedure-2 padded. Random bytes would be (their last
+# nonzero byte is 0x80) once in about 255 runs, so the cases are fixed.
+BAD_PAD_2 = [
+    bytes(32),                                         # no marker at all
+    bytes(range(31)) + b"\x01",                        # last nonzero byte is not 0x80
+    bytes(range(16)) + b"\x80\x00\x01" + bytes(13),   # a nonzero byte after the marker
+]
+
+
+@pytest.mark.parametrize("pt", BAD_PAD_2, ids=["no-marker", "not-0x80", "junk-after-marker"])
+def test_padding_2_bad_is_value_error(pt):
     k = gostx.Kuznyechik(os.urandom(32))
-    ct = k.ecb_encrypt(os.urandom(32))  # decrypts to random bytes, not procedure-2 padded
+    ct = k.ecb_encrypt(pt)
     dec = k.decryptor("ecb", padding=gostx.PAD_2)
     dec.update(ct)
     with pytest.raises(ValueError):
