@@ -274,7 +274,6 @@ int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer, int kin
     *st = info.has_cert_refs && info.has_rev_refs ? GOSTX_CADES_OK : GOSTX_CADES_NO_REFERENCES;
   }
   if (*st) return GOSTX_EFORMAT;
-  *st = GOSTX_CADES_OK;
   ts_attr a = {kind == GOSTX_CADES_TS_SIGNATURE ? "1.2.840.113549.1.9.16.2.14"
                : kind == GOSTX_CADES_TS_ESC     ? "1.2.840.113549.1.9.16.2.25"
                                                 : "1.2.840.113549.1.9.16.2.26",
